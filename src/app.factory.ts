@@ -1,0 +1,102 @@
+/**
+ * Builds the HTTP application: Express 5 with body limits, helmet, request ids, request logs,
+ * /api/v1 prefix, OpenAPI and the error envelope on every failure path. Used by main.ts and tests.
+ */
+import { RequestMethod, type INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import helmet from 'helmet';
+import { AppModule } from './app.module.js';
+import { sendError } from './common/http/exception.filter.js';
+import { requestIdMiddleware, type ServiceRequest } from './common/http/request-context.js';
+import { registerRoutes, routesOfExpressApp } from './common/http/route-table.js';
+import { logger, PinoNestLogger } from './common/logging/logger.js';
+import { appConfig } from './config/app-config.js';
+import { setupOpenApi } from './openapi.js';
+
+export const API_PREFIX = 'api/v1';
+const JSON_LIMIT = '1mb';
+/** Imports carry up to the plan's row cap of contacts. */
+const IMPORT_JSON_LIMIT = '64mb';
+
+function requireJsonBody(req: Request, _res: Response, next: NextFunction): void {
+  const hasBody =
+    Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+  if (
+    hasBody &&
+    ['POST', 'PATCH', 'PUT'].includes(req.method) &&
+    req.path.startsWith('/api/v1/') &&
+    !req.path.startsWith('/api/v1/inbound/') &&
+    !req.is('application/json') &&
+    !req.is('application/*+json')
+  ) {
+    const err = Object.assign(new Error('Content-Type must be application/json'), {
+      status: 400,
+      type: 'content.type',
+    });
+    next(err);
+    return;
+  }
+  next();
+}
+
+function accessLog(req: Request, res: Response, next: NextFunction): void {
+  res.on('finish', () => {
+    const sr = req as ServiceRequest;
+    const ms = Number(process.hrtime.bigint() - sr.startedAt) / 1e6;
+    logger.info(
+      {
+        requestId: sr.id,
+        method: req.method,
+        path: req.path,
+        status: res.statusCode,
+        ms: Math.round(ms * 10) / 10,
+        key: sr.principal?.prefix,
+      },
+      'request',
+    );
+  });
+  next();
+}
+
+export async function createHttpApp(): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule, {
+    bodyParser: false,
+    logger: new PinoNestLogger(),
+    abortOnError: false,
+  });
+  configureHttpApp(app);
+  await app.init();
+  registerRoutes(routesOfExpressApp(app.getHttpAdapter().getInstance()));
+  return app;
+}
+
+export function configureHttpApp(app: NestExpressApplication): void {
+  const config = appConfig();
+  app.set('trust proxy', config.trustProxy.length ? config.trustProxy : false);
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(requestIdMiddleware);
+  if (process.env.ACCESS_LOG !== 'false') app.use(accessLog);
+  app.use(helmet({ contentSecurityPolicy: false }));
+  app.use('/api/v1/contacts/import', express.json({ limit: IMPORT_JSON_LIMIT }));
+  app.use(requireJsonBody);
+  app.use(express.json({ limit: JSON_LIMIT, type: ['application/json', 'application/*+json'] }));
+  app.use('/u', express.urlencoded({ extended: false, limit: '16kb' }));
+  app.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (!err) return next();
+    sendError(err, req as ServiceRequest, res);
+  });
+  app.setGlobalPrefix(API_PREFIX, {
+    exclude: [
+      { path: 'health/live', method: RequestMethod.GET },
+      { path: 'health/ready', method: RequestMethod.GET },
+      { path: 'u/:token', method: RequestMethod.ALL },
+    ],
+  });
+  app.enableShutdownHooks();
+  setupOpenApi(app);
+}
+
+export type { INestApplication };

@@ -1,0 +1,44 @@
+import { Module, type DynamicModule, type Type } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ApiKeyGuard } from './common/auth/api-key.guard.js';
+import { EnvelopeExceptionFilter } from './common/http/exception.filter.js';
+import { ServiceValidationPipe } from './common/http/validation.js';
+import { IdempotencyInterceptor } from './common/idempotency/idempotency.interceptor.js';
+import { QueueModule } from './common/queue/queue.module.js';
+import { RateLimitService } from './common/rate-limit/rate-limit.service.js';
+import { RedisModule } from './common/redis/redis.module.js';
+import { dataSourceOptions } from './database/data-source.js';
+import { ApiKeysModule } from './modules/api-keys/api-keys.module.js';
+import { HealthModule } from './modules/health/health.module.js';
+import { OrganizationsModule } from './modules/organizations/organizations.module.js';
+import { ProvisioningModule } from './modules/provisioning/provisioning.module.js';
+import { WorkspacesModule } from './modules/workspaces/workspaces.module.js';
+
+/** Domain modules, one line each. */
+export const DOMAIN_MODULES: Array<Type<unknown> | DynamicModule> = [
+  OrganizationsModule,
+  WorkspacesModule,
+  ApiKeysModule,
+  HealthModule,
+  ProvisioningModule,
+];
+
+/** Infrastructure shared by the HTTP app, the workers and the CLI. */
+export const CORE_MODULES: Array<Type<unknown> | DynamicModule> = [
+  TypeOrmModule.forRootAsync({ useFactory: () => dataSourceOptions() }),
+  RedisModule,
+  QueueModule,
+];
+
+@Module({
+  imports: [...CORE_MODULES, ...DOMAIN_MODULES],
+  providers: [
+    RateLimitService,
+    { provide: APP_GUARD, useClass: ApiKeyGuard },
+    { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
+    { provide: APP_PIPE, useClass: ServiceValidationPipe },
+    { provide: APP_FILTER, useClass: EnvelopeExceptionFilter },
+  ],
+})
+export class AppModule {}

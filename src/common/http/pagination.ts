@@ -1,0 +1,168 @@
+/**
+ * Keyset cursor pagination (CONTRACT §1): newest first on (created_at DESC, id DESC), opaque cursors
+ * signed with an HMAC bound to the tenant and the route. Every list uses this one piece.
+ */
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import type { Request } from 'express';
+import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import { appConfig } from '../../config/app-config.js';
+import { derivedKey, hmacSha256, safeEqual } from '../crypto/crypto.js';
+import { ApiError } from './api-error.js';
+
+export const DEFAULT_PER_PAGE = 25;
+export const MAX_PER_PAGE = 100;
+
+export class PageQueryDto {
+  @ApiPropertyOptional({ description: 'Opaque cursor from a previous page (next_cursor or prev_cursor)' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(1000)
+  cursor?: string;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'per_page must be an integer from 1 to 100' })
+  @Min(1, { message: 'per_page must be an integer from 1 to 100' })
+  @Max(MAX_PER_PAGE, { message: 'per_page must be an integer from 1 to 100' })
+  per_page?: number;
+}
+
+interface CursorPayload {
+  d: 'n' | 'p';
+  t: string;
+  i: number | string;
+}
+
+export interface PageScope {
+  /** Tenant the cursor is bound to (workspace or organization id). */
+  tenant: string;
+  /** Route the cursor is bound to, e.g. `contacts.index`. */
+  route: string;
+}
+
+let cursorKey: Buffer | undefined;
+const key = (): Buffer => (cursorKey ??= derivedKey('cursor'));
+
+function tag(scope: PageScope, payload: string): string {
+  return hmacSha256(key(), `${scope.tenant}|${scope.route}|${payload}`).subarray(0, 16).toString('base64url');
+}
+
+export function encodeCursor(scope: PageScope, payload: CursorPayload): string {
+  const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
+  return `${body}.${tag(scope, body)}`;
+}
+
+export function decodeCursor(scope: PageScope, cursor: string): CursorPayload {
+  const invalid = ApiError.validation('cursor', 'cursor is invalid for this list');
+  const [body, sig, extra] = cursor.split('.');
+  if (!body || !sig || extra !== undefined) throw invalid;
+  if (!safeEqual(Buffer.from(sig), Buffer.from(tag(scope, body)))) throw invalid;
+  try {
+    const payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as CursorPayload;
+    if (
+      (payload.d !== 'n' && payload.d !== 'p') ||
+      typeof payload.t !== 'string' ||
+      payload.i === undefined
+    ) {
+      throw invalid;
+    }
+    if (Number.isNaN(Date.parse(payload.t))) throw invalid;
+    return payload;
+  } catch {
+    throw invalid;
+  }
+}
+
+export interface Keyed {
+  id: number | string;
+  createdAt: Date;
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+  prevCursor: string | null;
+  perPage: number;
+}
+
+/**
+ * Runs `qb` (already filtered to the tenant) one keyset page at a time. `alias` is the query's main
+ * alias; the entity needs `createdAt` (timestamptz(3)) and `id` columns.
+ */
+export async function paginate<T extends ObjectLiteral & Keyed>(
+  qb: SelectQueryBuilder<T>,
+  alias: string,
+  query: PageQueryDto,
+  scope: PageScope,
+): Promise<Page<T>> {
+  const perPage = query.per_page ?? DEFAULT_PER_PAGE;
+  const cursor = query.cursor ? decodeCursor(scope, query.cursor) : undefined;
+  const backwards = cursor?.d === 'p';
+  if (cursor) {
+    qb.andWhere(
+      `(${alias}.createdAt, ${alias}.id) ${backwards ? '>' : '<'} (:cursorT::timestamptz, :cursorI)`,
+      {
+        cursorT: cursor.t,
+        cursorI: cursor.i,
+      },
+    );
+  }
+  const dir = backwards ? 'ASC' : 'DESC';
+  const rows = await qb
+    .orderBy(`${alias}.createdAt`, dir)
+    .addOrderBy(`${alias}.id`, dir)
+    .take(perPage + 1)
+    .getMany();
+  const hasMore = rows.length > perPage;
+  const items = rows.slice(0, perPage);
+  if (backwards) items.reverse();
+  const at = (d: 'n' | 'p', row: T): string =>
+    encodeCursor(scope, { d, t: row.createdAt.toISOString(), i: row.id });
+  const first = items[0];
+  const last = items[items.length - 1];
+  const nextCursor = backwards ? (last ? at('n', last) : null) : hasMore && last ? at('n', last) : null;
+  const prevCursor = backwards
+    ? hasMore && first
+      ? at('p', first)
+      : null
+    : cursor && first
+      ? at('p', first)
+      : null;
+  return { items, nextCursor, prevCursor, perPage };
+}
+
+export interface Collection<D> {
+  data: D[];
+  next_cursor: string | null;
+  links: { first: string | null; last: null; prev: string | null; next: string | null };
+  meta: { path: string | null; per_page: number; next_cursor: string | null; prev_cursor: string | null };
+}
+
+/** Wraps a page in the collection envelope with links built on PUBLIC_URL. */
+export function collection<T, D>(page: Page<T>, map: (item: T) => D, req: Request): Collection<D> {
+  const path = `${appConfig().publicUrl}${req.baseUrl}${req.path}`;
+  const link = (cursor: string | null | undefined): string => {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(req.query)) {
+      if (k === 'cursor' || typeof v !== 'string') continue;
+      params.set(k, v);
+    }
+    if (cursor) params.set('cursor', cursor);
+    const qs = params.toString();
+    return qs ? `${path}?${qs}` : path;
+  };
+  return {
+    data: page.items.map(map),
+    next_cursor: page.nextCursor,
+    links: {
+      first: link(undefined),
+      last: null,
+      prev: page.prevCursor ? link(page.prevCursor) : null,
+      next: page.nextCursor ? link(page.nextCursor) : null,
+    },
+    meta: { path, per_page: page.perPage, next_cursor: page.nextCursor, prev_cursor: page.prevCursor },
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * Global validation: bodies reject unknown fields (422 naming the field), queries ignore unknown
+ * parameters (they never widen a result). Errors name the field dotted, array items by index.
+ */
+import { Injectable, ValidationPipe, type ArgumentMetadata, type PipeTransform } from '@nestjs/common';
+import type { ValidationError } from 'class-validator';
+import { ApiError } from './api-error.js';
+
+function firstError(errors: ValidationError[], parent = ''): { field: string; message: string } | undefined {
+  for (const e of errors) {
+    const field = parent ? `${parent}.${e.property}` : e.property;
+    if (e.constraints && Object.keys(e.constraints).length) {
+      const constraints = e.constraints;
+      const key = 'whitelistValidation' in constraints ? 'whitelistValidation' : Object.keys(constraints)[0];
+      const message =
+        key === 'whitelistValidation'
+          ? `${field} is not a recognised field`
+          : constraints[key].replace(e.property, field);
+      return { field, message };
+    }
+    if (e.children?.length) {
+      const nested = firstError(e.children, field);
+      if (nested) return nested;
+    }
+  }
+  return undefined;
+}
+
+export function validationException(errors: ValidationError[]): ApiError {
+  const first = firstError(errors) ?? { field: 'body', message: 'Request body is invalid' };
+  return ApiError.validation(first.field, first.message);
+}
+
+const common = {
+  transform: true,
+  whitelist: true,
+  exceptionFactory: validationException,
+  validationError: { target: false, value: false },
+};
+
+@Injectable()
+export class ServiceValidationPipe implements PipeTransform {
+  private readonly body = new ValidationPipe({ ...common, forbidNonWhitelisted: true });
+  private readonly query = new ValidationPipe({ ...common, forbidNonWhitelisted: false });
+
+  transform(value: unknown, metadata: ArgumentMetadata): unknown {
+    if (metadata.type === 'body') {
+      if (metadata.metatype && metadata.metatype !== Object && (value === undefined || value === null)) {
+        value = {};
+      }
+      if (typeof value !== 'object' || Array.isArray(value)) {
+        throw ApiError.validation('body', 'Request body must be a JSON object');
+      }
+      return this.body.transform(value, metadata);
+    }
+    if (metadata.type === 'query') return this.query.transform(value, metadata);
+    return value;
+  }
+}

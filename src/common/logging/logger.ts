@@ -1,0 +1,44 @@
+/** Structured JSON logs with pino. Authorization, cookies and secrets are redacted, never logged. */
+import type { LoggerService } from '@nestjs/common';
+import { pino, type Logger } from 'pino';
+
+export const logger: Logger = pino({
+  level: process.env.LOG_LEVEL || 'info',
+  base: { service: 'outreach' },
+  redact: {
+    paths: [
+      'authorization',
+      '*.authorization',
+      'headers.authorization',
+      'req.headers.authorization',
+      'token',
+      '*.token',
+      'secret',
+      '*.secret',
+      'password',
+      '*.password',
+      'smtp_password',
+      'imap_password',
+    ],
+    censor: '[redacted]',
+  },
+});
+
+/** Nest's logger interface on top of pino. */
+export class PinoNestLogger implements LoggerService {
+  log(message: unknown, context?: string): void {
+    logger.info({ context }, String(message));
+  }
+  error(message: unknown, trace?: string, context?: string): void {
+    logger.error({ context, trace }, String(message));
+  }
+  warn(message: unknown, context?: string): void {
+    logger.warn({ context }, String(message));
+  }
+  debug(message: unknown, context?: string): void {
+    logger.debug({ context }, String(message));
+  }
+  verbose(message: unknown, context?: string): void {
+    logger.trace({ context }, String(message));
+  }
+}

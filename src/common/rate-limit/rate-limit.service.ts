@@ -1,0 +1,77 @@
+/**
+ * Per-key rate limits shared by every process (rate-limiter-flexible on Redis, atomic).
+ * Headers follow the IETF RateLimit draft (structured fields). Fails open when Redis is down.
+ */
+import { Inject, Injectable } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { appConfig } from '../../config/app-config.js';
+import { ApiError } from '../http/api-error.js';
+import { logger } from '../logging/logger.js';
+import { REDIS } from '../redis/redis.module.js';
+
+export const WINDOW_SECONDS = 60;
+
+export interface RateLimitOutcome {
+  headers: Record<string, string>;
+}
+
+@Injectable()
+export class RateLimitService {
+  private readonly limiters = new Map<number, RateLimiterRedis>();
+  private lastFailOpenLog = 0;
+
+  constructor(@Inject(REDIS) private readonly redis: Redis) {}
+
+  private limiter(points: number): RateLimiterRedis {
+    let limiter = this.limiters.get(points);
+    if (!limiter) {
+      limiter = new RateLimiterRedis({
+        storeClient: this.redis,
+        keyPrefix: `${appConfig().redisPrefix}:rl:${points}`,
+        points,
+        duration: WINDOW_SECONDS,
+        rejectIfRedisNotReady: true,
+      });
+      this.limiters.set(points, limiter);
+    }
+    return limiter;
+  }
+
+  private headers(limit: number, remaining: number, resetSeconds: number): Record<string, string> {
+    return {
+      'RateLimit-Policy': `"per-key";q=${limit};w=${WINDOW_SECONDS}`,
+      RateLimit: `"per-key";r=${Math.max(0, remaining)};t=${Math.max(0, resetSeconds)}`,
+    };
+  }
+
+  /** Consumes one request for `keyId`; throws 429 (with headers) when over the limit. */
+  async consume(keyId: number, limit: number): Promise<RateLimitOutcome> {
+    try {
+      const res = await this.limiter(limit).consume(String(keyId), 1);
+      return { headers: this.headers(limit, res.remainingPoints, Math.ceil(res.msBeforeNext / 1000)) };
+    } catch (err) {
+      if (err instanceof RateLimiterRes) {
+        const retry = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
+        throw new ApiError(
+          429,
+          'rate_limited',
+          `Rate limit of ${limit} requests per minute exceeded`,
+          undefined,
+          {
+            ...this.headers(limit, 0, retry),
+            'Retry-After': String(retry),
+          },
+        );
+      }
+      if (Date.now() - this.lastFailOpenLog > 10_000) {
+        this.lastFailOpenLog = Date.now();
+        logger.warn(
+          { err: err instanceof Error ? err.message : String(err) },
+          'rate limiter unavailable; failing open',
+        );
+      }
+      return { headers: {} };
+    }
+  }
+}

@@ -1,0 +1,40 @@
+import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { Redis } from 'ioredis';
+import { appConfig } from '../../config/app-config.js';
+import { logger } from '../logging/logger.js';
+
+export const REDIS = Symbol('REDIS');
+
+/**
+ * A shared Redis connection for rate limiting and light coordination. Commands fail fast while
+ * Redis is down (no offline queue) so callers can fail open instead of hanging.
+ */
+export function createRedis(): Redis {
+  const client = new Redis(appConfig().redisUrl, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    retryStrategy: (times) => Math.min(times * 200, 2000),
+  });
+  let lastLogged = 0;
+  client.on('error', (err: Error) => {
+    if (Date.now() - lastLogged > 10_000) {
+      lastLogged = Date.now();
+      logger.warn({ err: err.message }, 'redis connection error');
+    }
+  });
+  return client;
+}
+
+class RedisCloser implements OnApplicationShutdown {
+  constructor(@Inject(REDIS) private readonly redis: Redis) {}
+  onApplicationShutdown(): void {
+    this.redis.disconnect();
+  }
+}
+
+@Global()
+@Module({
+  providers: [{ provide: REDIS, useFactory: createRedis }, RedisCloser],
+  exports: [REDIS],
+})
+export class RedisModule {}

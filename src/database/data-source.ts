@@ -1,0 +1,25 @@
+/** The one TypeORM configuration: used by the app, the CLI, tests and ormconfig.ts. */
+import { DataSource, type DataSourceOptions } from 'typeorm';
+import { appConfig } from '../config/app-config.js';
+import { ENTITIES } from './entities.js';
+import { MIGRATIONS } from './migrations/index.js';
+import { SnakeNamingStrategy } from './naming.strategy.js';
+
+export function dataSourceOptions(url = appConfig().databaseUrl): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'migrations',
+    migrationsTransactionMode: 'each',
+    namingStrategy: new SnakeNamingStrategy(),
+    synchronize: false,
+    logging: false,
+    extra: { max: Number(process.env.DB_POOL_SIZE || 20), application_name: 'outreach' },
+  };
+}
+
+export function createDataSource(url?: string): DataSource {
+  return new DataSource(dataSourceOptions(url));
+}

@@ -1,0 +1,77 @@
+/**
+ * Entry point for the HTTP API and the workers (APP_ROLE=all|api|worker). With no DATABASE_URL or
+ * REDIS_URL, embedded PostgreSQL and a private redis-server are started under .data/ first.
+ */
+import 'reflect-metadata';
+import { prepareEmbedded } from './config/embedded.js';
+
+async function main(): Promise<void> {
+  let embedded;
+  try {
+    embedded = await prepareEmbedded();
+  } catch (err) {
+    console.error(err instanceof Error ? err.message : String(err));
+    process.exit(1);
+  }
+  const { appConfig, ConfigError } = await import('./config/app-config.js');
+  let config;
+  try {
+    config = appConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const { logger } = await import('./common/logging/logger.js');
+  const { runMigrations } = await import('./database/migrate.js');
+  if (config.runMigrations) {
+    const applied = await runMigrations();
+    if (applied.length) logger.info({ applied }, 'migrations applied');
+  }
+  const shutdown = async (app: { close(): Promise<void> }): Promise<void> => {
+    await app.close();
+    await embedded.stop();
+    process.exit(0);
+  };
+  if (config.appRole === 'worker') {
+    const { NestFactory } = await import('@nestjs/core');
+    const { AppModule } = await import('./app.module.js');
+    const { PinoNestLogger } = await import('./common/logging/logger.js');
+    const ctx = await NestFactory.createApplicationContext(AppModule, { logger: new PinoNestLogger() });
+    ctx.enableShutdownHooks();
+    logger.info('workers ready');
+    process.once('SIGTERM', () => void shutdown(ctx));
+    process.once('SIGINT', () => void shutdown(ctx));
+    return;
+  }
+  const { createHttpApp } = await import('./app.factory.js');
+  const app = await createHttpApp();
+  await app.listen(config.port);
+  const url = `http://localhost:${config.port}`;
+  logger.info(`listening on ${url}`);
+  console.log(`listening on ${url}`);
+  if (embedded.embeddedDatabase) {
+    const { DataSource } = await import('typeorm');
+    const ds = app.get(DataSource);
+    const [{ count }] = (await ds.query('SELECT count(*)::int AS count FROM organizations')) as Array<{
+      count: number;
+    }>;
+    if (count === 0) {
+      console.log(
+        [
+          '',
+          `API docs:     ${config.publicUrl}/docs  (OpenAPI: ${config.publicUrl}/api/v1/openapi.json)`,
+          'No organizations yet. Create a demo tenant and keys with:  npm run cli -- demo',
+          'or step by step:  npm run cli -- org:create --name Acme  (see README "Getting a key")',
+          '',
+        ].join('\n'),
+      );
+    }
+  }
+  process.once('SIGTERM', () => void shutdown(app));
+  process.once('SIGINT', () => void shutdown(app));
+}
+
+await main();

@@ -1,0 +1,74 @@
+/** Resolves a bearer token to a Principal: checksum first (no DB), then one indexed lookup of its hash. */
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { hashToken, parseToken } from '../../common/auth/token.js';
+import type { Principal } from '../../common/auth/principal.js';
+import { DEFAULT_RATE_LIMIT } from '../../common/auth/scopes.js';
+import { appConfig } from '../../config/app-config.js';
+import { logger } from '../../common/logging/logger.js';
+
+interface KeyRow {
+  id: number;
+  tier: 'workspace' | 'provisioning';
+  name: string;
+  prefix: string;
+  scopes: string[];
+  expires_at: Date | null;
+  allowed_ips: string[];
+  workspace_id: string | null;
+  org_id: string;
+  rate_limit: number | null;
+  org_rate_limit: number | null;
+  revoked_at: Date | null;
+}
+
+const LOOKUP_SQL = `
+  SELECT k.id, k.tier, k.name, k.prefix, k.scopes, k.expires_at, k.allowed_ips, k.workspace_id,
+         o.id AS org_id, k.rate_limit, o.rate_limit AS org_rate_limit, k.revoked_at
+    FROM api_keys k
+    LEFT JOIN workspaces w ON w.id = k.workspace_id
+    JOIN organizations o ON o.id = COALESCE(k.organization_id, w.organization_id)
+   WHERE k.token_hash = $1`;
+
+const LAST_USED_EVERY_MS = 60_000;
+
+@Injectable()
+export class ApiKeyAuthService {
+  private readonly lastUsedWrites = new Map<number, number>();
+
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  async resolve(token: string): Promise<Principal | null> {
+    const claimed = parseToken(token);
+    if (!claimed) return null;
+    const rows = (await this.db.query(LOOKUP_SQL, [hashToken(token, appConfig().apiKeyPepper)])) as KeyRow[];
+    const row = rows[0];
+    if (!row || row.tier !== claimed) return null;
+    if (row.revoked_at) return null;
+    if (row.expires_at && row.expires_at.getTime() <= Date.now()) return null;
+    this.touch(row.id);
+    return {
+      keyId: row.id,
+      tier: row.tier,
+      name: row.name,
+      prefix: row.prefix,
+      scopes: row.scopes,
+      workspaceId: row.workspace_id,
+      organizationId: row.org_id,
+      rateLimit: row.rate_limit ?? row.org_rate_limit ?? DEFAULT_RATE_LIMIT[row.tier],
+      expiresAt: row.expires_at,
+      allowedIps: row.allowed_ips,
+    };
+  }
+
+  /** last_used_at is written at most once a minute per key per process: no write on the hot path. */
+  private touch(id: number): void {
+    const now = Date.now();
+    if (now - (this.lastUsedWrites.get(id) ?? 0) < LAST_USED_EVERY_MS) return;
+    this.lastUsedWrites.set(id, now);
+    this.db.query('UPDATE api_keys SET last_used_at = now() WHERE id = $1', [id]).catch((err: unknown) => {
+      logger.warn({ err: String(err) }, 'could not record last_used_at');
+    });
+  }
+}

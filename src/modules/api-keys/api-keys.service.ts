@@ -1,0 +1,165 @@
+/** Minting, listing, rotating and revoking API keys. The plaintext token leaves only in the mint/rotate answer. */
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import { isValidCidr } from '../../common/auth/ip-rules.js';
+import { PROVISIONING_SCOPES, WORKSPACE_SCOPES } from '../../common/auth/scopes.js';
+import { displayPrefix, generateToken, hashToken, type KeyTier } from '../../common/auth/token.js';
+import { ApiError } from '../../common/http/api-error.js';
+import { isUuid } from '../../common/http/id-params.js';
+import { appConfig } from '../../config/app-config.js';
+import { ApiKey } from './entities/api-key.entity.js';
+
+export interface CreateKeyInput {
+  tier: KeyTier;
+  workspaceId?: string;
+  organizationId?: string;
+  scopes: string[];
+  name?: string;
+  expiresAt?: Date | null;
+  allowedIps?: string[];
+  rateLimit?: number | null;
+  createdByKeyId?: number | null;
+}
+
+export interface ApiKeyView {
+  id: number;
+  tier: KeyTier;
+  name: string;
+  prefix: string;
+  scopes: string[];
+  workspace_id: string | null;
+  organization_id: string | null;
+  expires_at: string | null;
+  allowed_ips: string[];
+  rate_limit: number | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+  created_at: string;
+}
+
+const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
+
+export const toApiKeyView = (k: ApiKey): ApiKeyView => ({
+  id: k.id,
+  tier: k.tier,
+  name: k.name,
+  prefix: k.prefix,
+  scopes: k.scopes,
+  workspace_id: k.workspaceId,
+  organization_id: k.organizationId,
+  expires_at: iso(k.expiresAt),
+  allowed_ips: k.allowedIps,
+  rate_limit: k.rateLimit,
+  revoked_at: iso(k.revokedAt),
+  last_used_at: iso(k.lastUsedAt),
+  created_at: k.createdAt.toISOString(),
+});
+
+@Injectable()
+export class ApiKeysService {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  validate(input: CreateKeyInput): void {
+    const allowed: readonly string[] = input.tier === 'workspace' ? WORKSPACE_SCOPES : PROVISIONING_SCOPES;
+    if (input.tier !== 'workspace' && input.tier !== 'provisioning') {
+      throw ApiError.validation('tier', 'tier must be workspace or provisioning');
+    }
+    if (input.tier === 'workspace' && (!input.workspaceId || !isUuid(input.workspaceId))) {
+      throw ApiError.validation('workspace', 'a workspace key needs a workspace UUID');
+    }
+    if (input.tier === 'provisioning' && (!input.organizationId || !isUuid(input.organizationId))) {
+      throw ApiError.validation('org', 'a provisioning key needs an organization UUID');
+    }
+    if (input.scopes.length === 0) throw ApiError.validation('scopes', 'at least one scope is required');
+    const unknown = input.scopes.filter((s) => !allowed.includes(s));
+    if (unknown.length) {
+      throw ApiError.validation(
+        'scopes',
+        `not ${input.tier} scopes: ${unknown.join(', ')} (allowed: ${allowed.join(', ')})`,
+      );
+    }
+    const badIp = (input.allowedIps ?? []).find((c) => !isValidCidr(c));
+    if (badIp) throw ApiError.validation('allowed_ips', `not an IP address or CIDR: ${badIp}`);
+    if (input.expiresAt && Number.isNaN(input.expiresAt.getTime())) {
+      throw ApiError.validation('expires_at', 'expires_at must be an ISO 8601 time');
+    }
+    if (
+      input.rateLimit !== undefined &&
+      input.rateLimit !== null &&
+      (!Number.isInteger(input.rateLimit) || input.rateLimit < 1)
+    ) {
+      throw ApiError.validation('rate_limit', 'rate_limit must be a positive integer');
+    }
+    const name = input.name ?? '';
+    if (name.length > 200) throw ApiError.validation('name', 'name must be at most 200 characters');
+  }
+
+  async create(
+    input: CreateKeyInput,
+    manager: EntityManager = this.db.manager,
+  ): Promise<{ key: ApiKey; token: string }> {
+    this.validate(input);
+    if (input.tier === 'workspace') {
+      const ws = (await manager.query('SELECT 1 FROM workspaces WHERE id = $1', [
+        input.workspaceId,
+      ])) as unknown[];
+      if (!ws.length) throw ApiError.notFound('Workspace');
+    } else {
+      const org = (await manager.query('SELECT 1 FROM organizations WHERE id = $1', [
+        input.organizationId,
+      ])) as unknown[];
+      if (!org.length) throw ApiError.notFound('Organization');
+    }
+    const token = generateToken(input.tier);
+    const repo = manager.getRepository(ApiKey);
+    const key = await repo.save(
+      repo.create({
+        tier: input.tier,
+        name: input.name?.trim() || `${input.tier} key`,
+        prefix: displayPrefix(token),
+        tokenHash: hashToken(token, appConfig().apiKeyPepper),
+        scopes: [...new Set(input.scopes)],
+        expiresAt: input.expiresAt ?? null,
+        allowedIps: input.allowedIps ?? [],
+        workspaceId: input.tier === 'workspace' ? input.workspaceId!.toLowerCase() : null,
+        organizationId: input.tier === 'provisioning' ? input.organizationId!.toLowerCase() : null,
+        rateLimit: input.rateLimit ?? null,
+        createdByKeyId: input.createdByKeyId ?? null,
+      }),
+    );
+    return { key, token };
+  }
+
+  async list(filter: { workspaceId?: string; organizationId?: string }): Promise<ApiKey[]> {
+    const where = filter.workspaceId
+      ? { workspaceId: filter.workspaceId }
+      : { organizationId: filter.organizationId };
+    const id = filter.workspaceId ?? filter.organizationId ?? '';
+    if (!isUuid(id)) throw ApiError.validation(filter.workspaceId ? 'workspace' : 'org', 'must be a UUID');
+    return this.db.getRepository(ApiKey).find({ where, order: { createdAt: 'DESC', id: 'DESC' } });
+  }
+
+  /** A new secret for the same key id; the old secret stops working at once. */
+  async rotate(id: number): Promise<{ key: ApiKey; token: string }> {
+    const repo = this.db.getRepository(ApiKey);
+    const key = await repo.findOne({ where: { id } });
+    if (!key) throw ApiError.notFound('API key');
+    if (key.revokedAt) throw ApiError.conflict('A revoked key cannot be rotated');
+    const token = generateToken(key.tier);
+    key.tokenHash = hashToken(token, appConfig().apiKeyPepper);
+    key.prefix = displayPrefix(token);
+    return { key: await repo.save(key), token };
+  }
+
+  async revoke(id: number): Promise<ApiKey> {
+    const repo = this.db.getRepository(ApiKey);
+    const key = await repo.findOne({ where: { id } });
+    if (!key) throw ApiError.notFound('API key');
+    if (!key.revokedAt) {
+      key.revokedAt = new Date();
+      await repo.save(key);
+    }
+    return key;
+  }
+}

@@ -1,0 +1,18 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { CreatedAt, Timestamp } from '../../../database/columns.js';
+
+/**
+ * The events outbox (CONTRACT §6): one row per event, written in the same transaction as the change
+ * that caused it. `dispatchedAt` is set once the event has been fanned out to deliveries.
+ */
+@Entity('events')
+@Index('idx_events_undispatched', ['createdAt'], { where: 'dispatched_at IS NULL' })
+export class EventRecord {
+  @PrimaryColumn({ type: 'uuid' }) id: string;
+  @Index() @Column({ type: 'uuid' }) workspaceId: string;
+  @Column({ type: 'text' }) type: string;
+  @Column({ type: 'jsonb' }) data: Record<string, unknown>;
+  @Column({ type: 'timestamptz', precision: 3 }) occurredAt: Date;
+  @Timestamp() dispatchedAt: Date | null;
+  @CreatedAt() createdAt: Date;
+}

@@ -1,0 +1,15 @@
+/** Event names and the families endpoints subscribe to (CONTRACT §6). */
+export const EVENT_FAMILIES = {
+  message: ['message.sent'],
+  email: ['email.replied', 'email.bounced'],
+  contact: ['contact.created'],
+  enrollment: ['enrollment.completed'],
+} as const;
+
+export type EventFamily = keyof typeof EVENT_FAMILIES;
+export type EventType = (typeof EVENT_FAMILIES)[EventFamily][number];
+
+/** Reserved names with no emitter: opens and clicks are not tracked. */
+export const RESERVED_EVENT_TYPES = ['email.opened', 'email.clicked'] as const;
+
+export const familyOf = (type: EventType): EventFamily => type.split('.')[0] as EventFamily;

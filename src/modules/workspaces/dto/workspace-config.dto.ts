@@ -1,0 +1,42 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Length, Max, Min, ValidateIf } from 'class-validator';
+import { AI_PROVIDERS } from '../workspace-config.js';
+
+/** Workspace config (CONTRACT §7). Unknown keys are rejected by the global pipe as `config.<key>`. */
+export class WorkspaceConfigDto {
+  @ApiPropertyOptional({
+    minimum: 1,
+    maximum: 100000,
+    default: 500,
+    description: 'Sends per UTC day from one sending domain',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(100000)
+  domain_daily_send_limit?: number;
+
+  @ApiPropertyOptional({ default: true })
+  @IsOptional()
+  @IsBoolean()
+  unsubscribe_footer_enabled?: boolean;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 3650, default: 365 })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  message_body_retention_days?: number;
+
+  @ApiPropertyOptional({ enum: AI_PROVIDERS, default: 'none' })
+  @IsOptional()
+  @IsIn(AI_PROVIDERS)
+  ai_provider?: (typeof AI_PROVIDERS)[number];
+
+  @ApiPropertyOptional({ type: String, nullable: true, minLength: 1, maxLength: 100 })
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsString()
+  @Length(1, 100)
+  ai_model?: string | null;
+}

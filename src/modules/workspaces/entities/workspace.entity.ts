@@ -1,0 +1,14 @@
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { CreatedAt, UpdatedAt } from '../../../database/columns.js';
+import type { WorkspaceConfig } from '../workspace-config.js';
+
+@Entity('workspaces')
+@Index(['organizationId', 'createdAt'])
+export class Workspace {
+  @PrimaryGeneratedColumn('uuid') id: string;
+  @Column({ type: 'uuid' }) organizationId: string;
+  @Column({ type: 'text' }) name: string;
+  @Column({ type: 'jsonb' }) config: WorkspaceConfig;
+  @CreatedAt() createdAt: Date;
+  @UpdatedAt() updatedAt: Date;
+}

@@ -1,0 +1,101 @@
+/**
+ * Workspaces inside an organization. Creation enforces the plan's workspace cap in the same
+ * transaction as the insert, with the organization row locked, so concurrent creates cannot pass it.
+ */
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import { ApiError } from '../../common/http/api-error.js';
+import { isUuid } from '../../common/http/id-params.js';
+import { Organization } from '../organizations/entities/organization.entity.js';
+import { Workspace } from './entities/workspace.entity.js';
+import { effectiveConfig, type WorkspaceConfig } from './workspace-config.js';
+
+export interface WorkspaceView {
+  id: string;
+  name: string;
+  config: WorkspaceConfig;
+  organization_id: string;
+  created_at: string;
+}
+
+export const toWorkspaceView = (w: Workspace): WorkspaceView => ({
+  id: w.id,
+  name: w.name,
+  config: effectiveConfig(w.config),
+  organization_id: w.organizationId,
+  created_at: w.createdAt.toISOString(),
+});
+
+@Injectable()
+export class WorkspacesService {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  /** Creates a workspace; `then` runs in the same transaction (e.g. to mint its first key). */
+  async create<T = undefined>(
+    organizationId: string,
+    name: string,
+    config: Partial<WorkspaceConfig> = {},
+    then?: (manager: EntityManager, workspace: Workspace) => Promise<T>,
+  ): Promise<{ workspace: Workspace; extra: T | undefined }> {
+    const trimmed = name?.trim() ?? '';
+    if (!trimmed || trimmed.length > 200)
+      throw ApiError.validation('name', 'name must be 1 to 200 characters');
+    return this.db.transaction(async (manager) => {
+      const org = isUuid(organizationId)
+        ? await manager.getRepository(Organization).findOne({
+            where: { id: organizationId },
+            lock: { mode: 'pessimistic_write' },
+          })
+        : null;
+      if (!org) throw ApiError.notFound('Organization');
+      const count = await manager.getRepository(Workspace).count({ where: { organizationId } });
+      if (count >= org.maxWorkspaces) {
+        throw new ApiError(
+          403,
+          'plan_limit_exceeded',
+          `The plan allows ${org.maxWorkspaces} workspaces and all are in use`,
+        );
+      }
+      const repo = manager.getRepository(Workspace);
+      const workspace = await repo.save(
+        repo.create({ organizationId, name: trimmed, config: effectiveConfig(config) }),
+      );
+      const extra = then ? await then(manager, workspace) : undefined;
+      return { workspace, extra };
+    });
+  }
+
+  async findInOrganization(organizationId: string, id: string): Promise<Workspace> {
+    const ws = isUuid(id)
+      ? await this.db.getRepository(Workspace).findOne({ where: { id: id.toLowerCase(), organizationId } })
+      : null;
+    if (!ws) throw ApiError.notFound('Workspace');
+    return ws;
+  }
+
+  async get(id: string): Promise<Workspace> {
+    const ws = isUuid(id)
+      ? await this.db.getRepository(Workspace).findOne({ where: { id: id.toLowerCase() } })
+      : null;
+    if (!ws) throw ApiError.notFound('Workspace');
+    return ws;
+  }
+
+  /** Merges config keys into a workspace of the organization; re-running with the same input is a no-op. */
+  async mergeConfig(organizationId: string, id: string, patch: Partial<WorkspaceConfig>): Promise<Workspace> {
+    return this.db.transaction(async (manager) => {
+      const repo = manager.getRepository(Workspace);
+      const ws = isUuid(id)
+        ? await repo.findOne({
+            where: { id: id.toLowerCase(), organizationId },
+            lock: { mode: 'pessimistic_write' },
+          })
+        : null;
+      if (!ws) throw ApiError.notFound('Workspace');
+      const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+      ws.config = effectiveConfig({ ...ws.config, ...defined });
+      return repo.save(ws);
+    });
+  }
+}
