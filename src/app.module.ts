@@ -10,6 +10,17 @@ import { RateLimitService } from './common/rate-limit/rate-limit.service.js';
 import { RedisModule } from './common/redis/redis.module.js';
 import { dataSourceOptions } from './database/data-source.js';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module.js';
+import { ContactsModule } from './modules/contacts/contacts.module.js';
+import { SuppressionsModule } from './modules/suppressions/suppressions.module.js';
+import { SequencesModule } from './modules/sequences/sequences.module.js';
+import { CampaignsModule } from './modules/campaigns/campaigns.module.js';
+import { EnrollmentsModule } from './modules/enrollments/enrollments.module.js';
+import { InboxesModule } from './modules/inboxes/inboxes.module.js';
+import { ThreadsModule } from './modules/threads/threads.module.js';
+import { AnalyticsModule } from './modules/analytics/analytics.module.js';
+import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
+import { ImportsModule } from './modules/imports/imports.module.js';
+import { SendingModule } from './modules/sending/sending.module.js';
 import { HealthModule } from './modules/health/health.module.js';
 import { OrganizationsModule } from './modules/organizations/organizations.module.js';
 import { ProvisioningModule } from './modules/provisioning/provisioning.module.js';
@@ -22,6 +33,17 @@ export const DOMAIN_MODULES: Array<Type<unknown> | DynamicModule> = [
   ApiKeysModule,
   HealthModule,
   ProvisioningModule,
+  ContactsModule,
+  SuppressionsModule,
+  SequencesModule,
+  CampaignsModule,
+  EnrollmentsModule,
+  InboxesModule,
+  ThreadsModule,
+  AnalyticsModule,
+  WebhooksModule,
+  ImportsModule,
+  SendingModule,
 ];
 
 /** Infrastructure shared by the HTTP app, the workers and the CLI. */

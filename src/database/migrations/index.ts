@@ -1,4 +1,8 @@
-/** Every migration, in order. Generate new ones with `npm run migration:generate -- Name`, then list them here. */
+/**
+ * Every migration, in order. Generate new ones with `npm run migration:generate -- Name`, then list
+ * them here (append one import and one array entry; never edit a migration that has landed).
+ */
 import { Init1795318086464 } from './1795318086464-Init.js';
+import { WorkspaceData1795318342163 } from './1795318342163-WorkspaceData.js';
 
-export const MIGRATIONS: Array<new () => object> = [Init1795318086464];
+export const MIGRATIONS: Array<new () => object> = [Init1795318086464, WorkspaceData1795318342163];

@@ -1,0 +1,21 @@
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { CreatedAt } from '../../../database/columns.js';
+
+/** Counters per workspace, UTC day and campaign, bumped in the same transaction as the fact counted. */
+@Entity('daily_metrics')
+@Index(['workspaceId', 'date', 'campaignId'], { unique: true })
+@Index(['workspaceId', 'createdAt', 'id'])
+export class DailyMetric {
+  @PrimaryGeneratedColumn('identity', { generatedIdentity: 'ALWAYS' }) id: number;
+  @Column({ type: 'uuid' }) workspaceId: string;
+  @Column({ type: 'date' }) date: string;
+  @Column({ type: 'integer' }) campaignId: number;
+  @Column({ type: 'integer', default: 0 }) sent: number;
+  @Column({ type: 'integer', default: 0 }) replied: number;
+  @Column({ type: 'integer', default: 0 }) autoReplied: number;
+  @Column({ type: 'integer', default: 0 }) bounced: number;
+  @Column({ type: 'integer', default: 0 }) unsubscribed: number;
+  @Column({ type: 'integer', default: 0 }) enrolled: number;
+  @Column({ type: 'integer', default: 0 }) completed: number;
+  @CreatedAt() createdAt: Date;
+}

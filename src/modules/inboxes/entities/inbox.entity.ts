@@ -1,0 +1,37 @@
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { CreatedAt, Timestamp, UpdatedAt } from '../../../database/columns.js';
+
+export type InboxStatus = 'active' | 'paused' | 'error';
+
+/**
+ * A connected mailbox. Credentials are sealed (AES-256-GCM) in `smtpSealed` / `imapSealed`, and the
+ * inbound secret is stored only as a hash. None of these columns ever leaves the service.
+ */
+@Entity('inboxes')
+@Index(['workspaceId', 'createdAt', 'id'])
+export class Inbox {
+  @PrimaryGeneratedColumn('uuid') id: string;
+  @Column({ type: 'uuid' }) workspaceId: string;
+  @Column({ type: 'text' }) email: string;
+  @Column({ type: 'text', nullable: true }) displayName: string | null;
+  @Column({ type: 'text', default: 'smtp' }) provider: 'smtp';
+  @Column({ type: 'text', default: 'active' }) status: InboxStatus;
+  @Column({ type: 'integer', default: 50 }) dailyLimit: number;
+  @Column({ type: 'integer', default: 0 }) sentToday: number;
+  /** The UTC day `sentToday` counts. */
+  @Column({ type: 'date', nullable: true }) sentTodayDate: string | null;
+  @Column({ type: 'text' }) domain: string;
+  @Timestamp() lastErrorAt: Date | null;
+  @Column({ type: 'text', nullable: true }) lastError: string | null;
+  @Timestamp() lastSentAt: Date | null;
+  /** Sealed JSON {host, port, secure, user, password}. */
+  @Column({ type: 'text' }) smtpSealed: string;
+  /** Sealed JSON {host, port, secure, user, password}, or null when the inbox is not polled. */
+  @Column({ type: 'text', nullable: true }) imapSealed: string | null;
+  @Column({ type: 'bigint', nullable: true }) imapUidValidity: string | null;
+  @Column({ type: 'integer', nullable: true }) imapLastUid: number | null;
+  /** HMAC of the per-inbox secret that authenticates POST /inbound/{id}. */
+  @Column({ type: 'text' }) inboundSecretHash: string;
+  @CreatedAt() createdAt: Date;
+  @UpdatedAt() updatedAt: Date;
+}

@@ -1,0 +1,24 @@
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { CreatedAt, Timestamp, UpdatedAt } from '../../../database/columns.js';
+
+export type SequenceStatus = 'draft' | 'published' | 'archived';
+
+export interface SequenceStep {
+  position: number;
+  delay_minutes: number;
+  subject: string | null;
+  body: string;
+}
+
+@Entity('sequences')
+@Index(['workspaceId', 'createdAt', 'id'])
+export class Sequence {
+  @PrimaryGeneratedColumn('identity', { generatedIdentity: 'ALWAYS' }) id: number;
+  @Column({ type: 'uuid' }) workspaceId: string;
+  @Column({ type: 'text' }) name: string;
+  @Column({ type: 'text', default: 'draft' }) status: SequenceStatus;
+  @Column({ type: 'jsonb', default: () => "'[]'" }) steps: SequenceStep[];
+  @CreatedAt() createdAt: Date;
+  @UpdatedAt() updatedAt: Date;
+  @Timestamp() publishedAt: Date | null;
+}

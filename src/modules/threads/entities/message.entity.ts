@@ -1,0 +1,33 @@
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { CreatedAt, Timestamp } from '../../../database/columns.js';
+
+export type MessageDirection = 'outbound' | 'inbound';
+export type MessageKind = 'email' | 'reply' | 'auto_reply' | 'bounce';
+/** `sending` is internal: recorded before SMTP, finalised after (a crash leaves it for review). */
+export type MessageStatus = 'sending' | 'sent' | 'failed' | 'received';
+
+@Entity('messages')
+@Index(['workspaceId', 'createdAt', 'id'])
+@Index(['threadId', 'createdAt', 'id'])
+@Index(['enrollmentId', 'stepPosition'], { unique: true, where: "direction = 'outbound'" })
+export class Message {
+  @PrimaryGeneratedColumn('identity', { generatedIdentity: 'ALWAYS' }) id: number;
+  @Column({ type: 'uuid' }) workspaceId: string;
+  @Column({ type: 'integer' }) threadId: number;
+  @Column({ type: 'integer', nullable: true }) enrollmentId: number | null;
+  @Column({ type: 'text' }) direction: MessageDirection;
+  @Column({ type: 'text' }) kind: MessageKind;
+  @Column({ type: 'text' }) fromAddress: string;
+  @Column({ type: 'text' }) toAddress: string;
+  @Column({ type: 'text', nullable: true }) subject: string | null;
+  @Column({ type: 'text', nullable: true }) body: string | null;
+  @Timestamp() bodyPurgedAt: Date | null;
+  /** RFC 5322 Message-ID, with angle brackets. */
+  @Index() @Column({ type: 'text', nullable: true }) messageId: string | null;
+  @Column({ type: 'text', nullable: true }) inReplyTo: string | null;
+  @Column({ type: 'text' }) status: MessageStatus;
+  @Timestamp() sentAt: Date | null;
+  @Timestamp() receivedAt: Date | null;
+  @Column({ type: 'integer', nullable: true }) stepPosition: number | null;
+  @CreatedAt() createdAt: Date;
+}

@@ -1,0 +1,17 @@
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { CreatedAt, Timestamp } from '../../../database/columns.js';
+
+@Entity('threads')
+@Index(['workspaceId', 'createdAt', 'id'])
+export class Thread {
+  @PrimaryGeneratedColumn('identity', { generatedIdentity: 'ALWAYS' }) id: number;
+  @Column({ type: 'uuid' }) workspaceId: string;
+  @Column({ type: 'uuid' }) inboxId: string;
+  @Index() @Column({ type: 'integer' }) contactId: number;
+  @Index() @Column({ type: 'integer', nullable: true }) enrollmentId: number | null;
+  @Column({ type: 'integer', nullable: true }) campaignId: number | null;
+  @Column({ type: 'text' }) subject: string;
+  @Column({ type: 'integer', default: 0 }) messageCount: number;
+  @Timestamp() lastMessageAt: Date | null;
+  @CreatedAt() createdAt: Date;
+}

@@ -1,0 +1,22 @@
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { CreatedAt, Timestamp } from '../../../database/columns.js';
+
+@Entity('webhook_deliveries')
+@Index(['endpointId', 'eventId'], { unique: true })
+@Index(['endpointId', 'createdAt', 'id'])
+@Index('idx_webhook_deliveries_due', ['nextAttemptAt'], { where: "status = 'pending'" })
+export class WebhookDelivery {
+  @PrimaryGeneratedColumn('identity', { generatedIdentity: 'ALWAYS' }) id: number;
+  @Column({ type: 'uuid' }) workspaceId: string;
+  @Column({ type: 'integer' }) endpointId: number;
+  @Column({ type: 'uuid' }) eventId: string;
+  @Column({ type: 'text' }) event: string;
+  @Column({ type: 'text', default: 'pending' }) status: 'pending' | 'succeeded' | 'failed';
+  @Column({ type: 'integer', default: 0 }) attempts: number;
+  @Timestamp() lastAttemptAt: Date | null;
+  @Timestamp() nextAttemptAt: Date | null;
+  @Column({ type: 'integer', nullable: true }) lastStatusCode: number | null;
+  @Column({ type: 'text', nullable: true }) lastError: string | null;
+  @Column({ type: 'integer', nullable: true }) lastDurationMs: number | null;
+  @CreatedAt() createdAt: Date;
+}
