@@ -78,11 +78,17 @@ async function startPostgres(dir: string): Promise<{ url: string; stop: () => Pr
     password: 'postgres',
     persistent: true,
     createPostgresUser: isRoot,
+    // TCP only: the postgres user (when we run as root) may not write the default socket directory.
+    postgresFlags: ['-c', 'unix_socket_directories='],
     onLog: () => undefined,
     onError: (e: unknown) => console.error(String(e)),
   });
-  if (!existsSync(join(pgDir, 'PG_VERSION'))) await pg.initialise();
-  await pg.start();
+  try {
+    if (!existsSync(join(pgDir, 'PG_VERSION'))) await pg.initialise();
+    await pg.start();
+  } catch (err) {
+    throw new Error(`embedded PostgreSQL did not start under ${pgDir}: ${String(err ?? 'no reason given')}`);
+  }
   try {
     await pg.createDatabase('outreach');
   } catch {
