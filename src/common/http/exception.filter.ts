@@ -1,6 +1,7 @@
 import { Catch, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { Response } from 'express';
 import { logger } from '../logging/logger.js';
+import { ApiError } from './api-error.js';
 import { mapError } from './error-mapping.js';
 import type { ServiceRequest } from './request-context.js';
 import { methodNotAllowed } from './route-table.js';
@@ -19,7 +20,8 @@ export class EnvelopeExceptionFilter implements ExceptionFilter {
 export function sendError(exception: unknown, req: ServiceRequest, res: Response): void {
   const requestId = req.id ?? 'unknown';
   let mapped = mapError(exception, requestId);
-  if (mapped.status === 404 && !req.route) {
+  // A 404 that no handler raised itself (Nest's not-found handler, or a route of another method).
+  if (mapped.status === 404 && !(exception instanceof ApiError)) {
     const allowed = methodNotAllowed(req);
     if (allowed) {
       mapped = {

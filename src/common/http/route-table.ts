@@ -11,6 +11,9 @@ interface RouteEntry {
 
 let table: RouteEntry[] = [];
 
+/** Express 5's `app.all()` registers the route once per HTTP method (30+); no real route has this many. */
+const ALL_METHODS_THRESHOLD = 16;
+
 function toRegex(path: string): RegExp {
   const escaped = path
     .split('/')
@@ -41,14 +44,21 @@ export function routesOfExpressApp(app: {
   const out: Array<{ path: string; method: string }> = [];
   for (const layer of stack as Array<{ route?: { path: string; methods: Record<string, boolean> } }>) {
     if (!layer.route || typeof layer.route.path !== 'string') continue;
-    for (const [m, on] of Object.entries(layer.route.methods))
-      if (on && m !== '_all') out.push({ path: layer.route.path, method: m });
+    const methods = Object.entries(layer.route.methods).filter(([, on]) => on);
+    // `app.all()` (Nest's not-found handler on excluded paths) enables every method: not a real route.
+    if (layer.route.methods._all || methods.length >= ALL_METHODS_THRESHOLD) continue;
+    for (const [m] of methods) out.push({ path: layer.route.path, method: m });
   }
   return out;
 }
 
-export function methodNotAllowed(req: Request): string[] | undefined {
-  const path = req.path;
+/**
+ * The methods a known path allows when `req.method` is not one of them; undefined when the path is
+ * unknown or the method is allowed. Matches the full URL path: Nest's not-found handler runs inside a
+ * router mounted on the global prefix, where `req.path` has the prefix stripped.
+ */
+export function methodNotAllowed(req: Pick<Request, 'method' | 'originalUrl' | 'url'>): string[] | undefined {
+  const path = (req.originalUrl || req.url).split(/[?#]/)[0];
   for (const entry of table) {
     if (entry.regex.test(path)) {
       if (entry.methods.has(req.method.toUpperCase())) return undefined;
