@@ -17,6 +17,8 @@ import { Thread } from '../modules/threads/entities/thread.entity.js';
 import { WebhookDelivery } from '../modules/webhooks/entities/webhook-delivery.entity.js';
 import { WebhookEndpoint } from '../modules/webhooks/entities/webhook-endpoint.entity.js';
 import { Workspace } from '../modules/workspaces/entities/workspace.entity.js';
+import { InboxPacing } from '../modules/sending/entities/inbox-pacing.entity.js';
+import { SendCounter } from '../modules/sending/entities/send-counter.entity.js';
 
 export const ENTITIES = [
   ApiKey,
@@ -37,4 +39,6 @@ export const ENTITIES = [
   WebhookDelivery,
   WebhookEndpoint,
   Workspace,
+  InboxPacing,
+  SendCounter,
 ];

@@ -4,5 +4,10 @@
  */
 import { Init1795318086464 } from './1795318086464-Init.js';
 import { WorkspaceData1795318342163 } from './1795318342163-WorkspaceData.js';
+import { SendingCounters1795318644311 } from './1795318644311-SendingCounters.js';
 
-export const MIGRATIONS: Array<new () => object> = [Init1795318086464, WorkspaceData1795318342163];
+export const MIGRATIONS: Array<new () => object> = [
+  Init1795318086464,
+  WorkspaceData1795318342163,
+  SendingCounters1795318644311,
+];
