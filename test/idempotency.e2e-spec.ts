@@ -1,0 +1,181 @@
+/**
+ * Idempotency-Key (CONTRACT §3), exercised through POST /provisioning/workspaces, whose effect
+ * (a workspace row) can be counted.
+ */
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { api, bootApp, createTenant, type TestTenant } from './helpers/app.js';
+
+describe('Idempotency-Key', () => {
+  let app: NestExpressApplication;
+  let db: DataSource;
+
+  beforeAll(async () => {
+    app = await bootApp();
+    // Concurrent requests need a listening server (supertest would otherwise listen once per request).
+    await app.listen(0, '127.0.0.1');
+    db = app.get(DataSource);
+  });
+  afterAll(() => app.close());
+
+  const workspaceCount = async (orgId: string): Promise<number> => {
+    const [{ n }] = (await db.query('SELECT count(*)::int AS n FROM workspaces WHERE organization_id = $1', [
+      orgId,
+    ])) as Array<{ n: number }>;
+    return n;
+  };
+
+  const create = (t: TestTenant, key: string | undefined, body: unknown): request.Test => {
+    const req = api(app, t.provisioningToken).post('/provisioning/workspaces');
+    return (key === undefined ? req : req.set('Idempotency-Key', key)).send(body as object);
+  };
+
+  it('runs the handler once for 50 concurrent identical POSTs; answers are equal or 409', async () => {
+    const t = await createTenant(app, { maxWorkspaces: 100 });
+    const before = await workspaceCount(t.organizationId);
+    const body = { name: 'Concurrent', config: { domain_daily_send_limit: 42 } };
+    const answers = await Promise.all(Array.from({ length: 50 }, () => create(t, 'same-key-50', body)));
+    expect(await workspaceCount(t.organizationId)).toBe(before + 1);
+    const ok = answers.filter((r) => r.status === 201);
+    const busy = answers.filter((r) => r.status === 409);
+    expect(ok.length + busy.length).toBe(50);
+    expect(ok.length).toBeGreaterThanOrEqual(1);
+    for (const r of busy) expect(r.body.error.type).toBe('idempotency_key_in_use');
+    const first = JSON.stringify(ok[0].body);
+    for (const r of ok) expect(JSON.stringify(r.body)).toBe(first);
+    expect(ok.filter((r) => r.headers['idempotent-replayed'] === undefined)).toHaveLength(1);
+    // After the dust settles, the key replays the one answer.
+    const replay = await create(t, 'same-key-50', body);
+    expect(replay.status).toBe(201);
+    expect(JSON.stringify(replay.body)).toBe(first);
+  });
+
+  it('replays the stored status and body with Idempotent-Replayed: true', async () => {
+    const t = await createTenant(app, { maxWorkspaces: 100 });
+    const body = { name: 'Replayed' };
+    const original = await create(t, 'replay-1', body);
+    expect(original.status).toBe(201);
+    expect(original.headers['idempotent-replayed']).toBeUndefined();
+    const replay = await create(t, 'replay-1', body);
+    expect(replay.status).toBe(201);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.headers['content-type']).toMatch(/^application\/json/);
+    expect(replay.body).toEqual(original.body);
+    expect(replay.body.data.api_key.token).toBe(original.body.data.api_key.token);
+    // Same content, keys in another order: the canonical fingerprint matches.
+    const reordered = await api(app, t.provisioningToken)
+      .post('/provisioning/workspaces')
+      .set('Idempotency-Key', 'replay-2')
+      .send({ config: { ai_provider: 'openai', ai_model: 'm' }, name: 'Order' });
+    const again = await api(app, t.provisioningToken)
+      .post('/provisioning/workspaces')
+      .set('Idempotency-Key', 'replay-2')
+      .set('Content-Type', 'application/json')
+      .send('{"name":"Order","config":{"ai_model":"m","ai_provider":"openai"}}');
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toEqual(reordered.body);
+    const [row] = (await db.query(
+      `SELECT response_status, state FROM idempotency_keys WHERE tenant = $1 AND key = 'replay-1'`,
+      [`org:${t.organizationId}`],
+    )) as Array<{ response_status: number; state: string }>;
+    expect(row).toEqual({ response_status: 201, state: 'completed' });
+  });
+
+  it('answers 422 idempotency_key_reused when the key comes back with another body or path', async () => {
+    const t = await createTenant(app, { maxWorkspaces: 100 });
+    expect((await create(t, 'reuse', { name: 'First' })).status).toBe(201);
+    const other = await create(t, 'reuse', { name: 'Second' });
+    expect(other.status).toBe(422);
+    expect(other.body.error).toMatchObject({ type: 'idempotency_key_reused', field: 'Idempotency-Key' });
+    const otherPath = await api(app, t.provisioningToken)
+      .post(`/provisioning/workspaces/${t.workspaceId}/seed`)
+      .set('Idempotency-Key', 'reuse')
+      .send({ name: 'First' });
+    expect(otherPath.status).toBe(422);
+    expect(otherPath.body.error.type).toBe('idempotency_key_reused');
+    expect(await workspaceCount(t.organizationId)).toBe(2);
+  });
+
+  it('rejects a malformed Idempotency-Key with 422 naming the header', async () => {
+    const t = await createTenant(app, { maxWorkspaces: 100 });
+    const before = await workspaceCount(t.organizationId);
+    for (const bad of ['', 'k'.repeat(256), 'clé', 'has space', 'tab\there']) {
+      const res = await create(t, bad, { name: 'Bad key' });
+      expect({ bad, status: res.status }).toEqual({ bad, status: 422 });
+      expect(res.body.error).toMatchObject({ type: 'validation_failed', field: 'Idempotency-Key' });
+    }
+    expect(await workspaceCount(t.organizationId)).toBe(before);
+    const longest = await create(t, '~'.repeat(255), { name: 'Longest key' });
+    expect(longest.status).toBe(201);
+    const visible = await create(t, "!#$%&'()*+,-./09:;<=>?@AZ[\\]^_`az{|}~", { name: 'Visible key' });
+    expect(visible.status).toBe(201);
+  });
+
+  it('stores responses sealed: the minted token is not in the table in plaintext', async () => {
+    const t = await createTenant(app, { maxWorkspaces: 100 });
+    const res = await create(t, 'sealed-key', { name: 'Sealed' });
+    expect(res.status).toBe(201);
+    const token: string = res.body.data.api_key.token;
+    const rows = (await db.query(`SELECT * FROM idempotency_keys WHERE tenant = $1`, [
+      `org:${t.organizationId}`,
+    ])) as Array<Record<string, unknown>>;
+    expect(rows).toHaveLength(1);
+    const text = JSON.stringify(rows);
+    expect(text).not.toContain(token);
+    expect(text).not.toContain(token.slice(7, 30));
+    expect(text).not.toContain('Sealed');
+    expect(String(rows[0].response_sealed)).toMatch(/^v1\./);
+    const expires = new Date(rows[0].expires_at as string).getTime() - Date.now();
+    expect(expires).toBeGreaterThan(23 * 3600_000);
+    expect(expires).toBeLessThanOrEqual(24 * 3600_000);
+  });
+
+  it('stores a 4xx answer and replays it, even after the cause went away', async () => {
+    const t = await createTenant(app, { maxWorkspaces: 1 });
+    const first = await create(t, 'capped', { name: 'Over the cap' });
+    expect(first.status).toBe(403);
+    expect(first.body.error.type).toBe('plan_limit_exceeded');
+    await db.query('UPDATE organizations SET max_workspaces = 10 WHERE id = $1', [t.organizationId]);
+    const replay = await create(t, 'capped', { name: 'Over the cap' });
+    expect(replay.status).toBe(403);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body).toEqual(first.body);
+    expect(await workspaceCount(t.organizationId)).toBe(1);
+
+    const invalid = await create(t, 'invalid', { name: 'x', config: { message_body_retention_days: 0 } });
+    expect(invalid.status).toBe(422);
+    const invalidReplay = await create(t, 'invalid', {
+      name: 'x',
+      config: { message_body_retention_days: 0 },
+    });
+    expect(invalidReplay.status).toBe(422);
+    expect(invalidReplay.headers['idempotent-replayed']).toBe('true');
+    expect(invalidReplay.body).toEqual(invalid.body);
+    expect(invalid.body.error.field).toBe('config.message_body_retention_days');
+  });
+
+  it('scopes keys per tenant: the same key in two organizations creates two workspaces', async () => {
+    const a = await createTenant(app, { maxWorkspaces: 10 });
+    const b = await createTenant(app, { maxWorkspaces: 10 });
+    const body = { name: 'Shared key name' };
+    const ra = await create(a, 'tenant-scoped', body);
+    const rb = await create(b, 'tenant-scoped', body);
+    expect([ra.status, rb.status]).toEqual([201, 201]);
+    expect(rb.headers['idempotent-replayed']).toBeUndefined();
+    expect(ra.body.data.workspace.id).not.toBe(rb.body.data.workspace.id);
+    expect(ra.body.data.workspace.organization_id).toBe(a.organizationId);
+    expect(rb.body.data.workspace.organization_id).toBe(b.organizationId);
+  });
+
+  it('ignores the header on GET and without it runs every POST', async () => {
+    const t = await createTenant(app, { maxWorkspaces: 10 });
+    const list = await api(app, t.provisioningToken)
+      .get('/provisioning/workspaces')
+      .set('Idempotency-Key', '');
+    expect(list.status).toBe(200);
+    expect((await create(t, undefined, { name: 'No key' })).status).toBe(201);
+    expect((await create(t, undefined, { name: 'No key' })).status).toBe(201);
+    expect(await workspaceCount(t.organizationId)).toBe(3);
+  });
+});
