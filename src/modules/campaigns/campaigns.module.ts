@@ -1,5 +1,16 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { InboxesModule } from '../inboxes/inboxes.module.js';
+import { SequencesModule } from '../sequences/sequences.module.js';
+import { CampaignsController } from './campaigns.controller.js';
+import { CampaignsRepository } from './campaigns.repository.js';
+import { CampaignsService } from './campaigns.service.js';
+import { Campaign } from './entities/campaign.entity.js';
 
-/** Placeholder registered in AppModule; the campaigns issue fills it in. */
-@Module({})
+@Module({
+  imports: [TypeOrmModule.forFeature([Campaign]), SequencesModule, InboxesModule],
+  controllers: [CampaignsController],
+  providers: [CampaignsRepository, CampaignsService],
+  exports: [CampaignsRepository],
+})
 export class CampaignsModule {}

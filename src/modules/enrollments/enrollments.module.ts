@@ -1,5 +1,14 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { EnrollmentsController } from './enrollments.controller.js';
+import { EnrollmentsRepository } from './enrollments.repository.js';
+import { EnrollmentsService } from './enrollments.service.js';
+import { Enrollment } from './entities/enrollment.entity.js';
 
-/** Placeholder registered in AppModule; the enrollments issue fills it in. */
-@Module({})
+@Module({
+  imports: [TypeOrmModule.forFeature([Enrollment])],
+  controllers: [EnrollmentsController],
+  providers: [EnrollmentsRepository, EnrollmentsService],
+  exports: [EnrollmentsRepository],
+})
 export class EnrollmentsModule {}

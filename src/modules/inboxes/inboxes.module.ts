@@ -1,5 +1,14 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { Inbox } from './entities/inbox.entity.js';
+import { InboxesController } from './inboxes.controller.js';
+import { InboxesRepository } from './inboxes.repository.js';
+import { InboxesService } from './inboxes.service.js';
 
-/** Placeholder registered in AppModule; the inboxes issue fills it in. */
-@Module({})
+@Module({
+  imports: [TypeOrmModule.forFeature([Inbox])],
+  controllers: [InboxesController],
+  providers: [InboxesRepository, InboxesService],
+  exports: [InboxesRepository, InboxesService],
+})
 export class InboxesModule {}

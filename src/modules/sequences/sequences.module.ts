@@ -1,5 +1,14 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { Sequence } from './entities/sequence.entity.js';
+import { SequencesController } from './sequences.controller.js';
+import { SequencesRepository } from './sequences.repository.js';
+import { SequencesService } from './sequences.service.js';
 
-/** Placeholder registered in AppModule; the sequences issue fills it in. */
-@Module({})
+@Module({
+  imports: [TypeOrmModule.forFeature([Sequence])],
+  controllers: [SequencesController],
+  providers: [SequencesRepository, SequencesService],
+  exports: [SequencesRepository],
+})
 export class SequencesModule {}

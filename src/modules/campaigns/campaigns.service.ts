@@ -1,0 +1,214 @@
+/**
+ * Campaigns (CONTRACT §4). Status moves go through `campaignMoveAllowed` with the row locked, so two
+ * concurrent PATCHes cannot both pass the check. Activation (and any change to an active campaign's
+ * inboxes or schedule) needs a published sequence with steps, an active inbox and a valid schedule.
+ */
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { In, type DataSource, type EntityManager } from 'typeorm';
+import { ApiError } from '../../common/http/api-error.js';
+import { paginate, type Page, type PageQueryDto } from '../../common/http/pagination.js';
+import { InboxesRepository } from '../inboxes/inboxes.repository.js';
+import { SequencesRepository } from '../sequences/sequences.repository.js';
+import { campaignMoveAllowed } from './campaign-state.js';
+import { CampaignsRepository } from './campaigns.repository.js';
+import type { CreateCampaignDto, UpdateCampaignDto } from './dto/campaign.dto.js';
+import type { Campaign, CampaignSchedule } from './entities/campaign.entity.js';
+import { scheduleProblem } from './schedule.js';
+
+export interface CampaignView {
+  id: number;
+  name: string;
+  sequence_id: number | null;
+  status: Campaign['status'];
+  inbox_ids: string[];
+  schedule: CampaignSchedule | null;
+  daily_limit: number | null;
+  stop_on_reply: boolean;
+  created_at: string;
+  updated_at: string;
+  activated_at: string | null;
+}
+
+export const toCampaignView = (c: Campaign): CampaignView => ({
+  id: c.id,
+  name: c.name,
+  sequence_id: c.sequenceId,
+  status: c.status,
+  inbox_ids: [...(c.inboxIds ?? [])],
+  schedule: c.schedule
+    ? {
+        timezone: c.schedule.timezone,
+        days: [...c.schedule.days],
+        start_time: c.schedule.start_time,
+        end_time: c.schedule.end_time,
+      }
+    : null,
+  daily_limit: c.dailyLimit,
+  stop_on_reply: c.stopOnReply,
+  created_at: c.createdAt.toISOString(),
+  updated_at: c.updatedAt.toISOString(),
+  activated_at: c.activatedAt?.toISOString() ?? null,
+});
+
+const toSchedule = (s: CampaignSchedule): CampaignSchedule => ({
+  timezone: s.timezone,
+  days: [...s.days],
+  start_time: s.start_time,
+  end_time: s.end_time,
+});
+
+@Injectable()
+export class CampaignsService {
+  constructor(
+    private readonly campaigns: CampaignsRepository,
+    private readonly sequences: SequencesRepository,
+    private readonly inboxes: InboxesRepository,
+    @InjectDataSource() private readonly db: DataSource,
+  ) {}
+
+  /** A referenced sequence must be this workspace's and not archived. */
+  private async checkSequence(workspaceId: string, id: number, manager: EntityManager): Promise<void> {
+    const seq = await this.sequences.findOne(workspaceId, { id }, manager);
+    if (!seq)
+      throw ApiError.validation('sequence_id', 'sequence_id does not name a sequence of this workspace');
+    if (seq.status === 'archived')
+      throw ApiError.validation('sequence_id', 'sequence_id names an archived sequence');
+  }
+
+  /** Every referenced inbox must be this workspace's. */
+  private async checkInboxes(workspaceId: string, ids: string[], manager: EntityManager): Promise<void> {
+    if (!ids.length) return;
+    const found = await this.inboxes.findMany(workspaceId, { id: In(ids) }, undefined, manager);
+    const known = new Set(found.map((i) => i.id));
+    const missing = ids.findIndex((id) => !known.has(id.toLowerCase()));
+    if (missing >= 0) {
+      throw ApiError.validation(
+        `inbox_ids.${missing}`,
+        `inbox_ids.${missing} does not name an inbox of this workspace`,
+      );
+    }
+  }
+
+  private checkSchedule(schedule: CampaignSchedule | null | undefined): void {
+    if (schedule === null || schedule === undefined) return;
+    const problem = scheduleProblem(schedule);
+    if (problem) throw ApiError.validation(problem.field, problem.message);
+  }
+
+  /** What an active campaign needs; throws 422 naming the first missing piece. */
+  private async checkReady(workspaceId: string, c: Campaign, manager: EntityManager): Promise<void> {
+    if (c.sequenceId === null)
+      throw ApiError.validation('sequence_id', 'An active campaign needs a sequence');
+    const seq = await this.sequences.findOne(workspaceId, { id: c.sequenceId }, manager);
+    if (!seq || seq.status !== 'published') {
+      throw ApiError.validation('sequence_id', 'An active campaign needs a published sequence');
+    }
+    if (!seq.steps?.length) throw ApiError.validation('sequence_id', 'The sequence has no steps');
+    const active = c.inboxIds.length
+      ? await this.inboxes.count(workspaceId, { id: In(c.inboxIds), status: 'active' }, manager)
+      : 0;
+    if (active === 0)
+      throw ApiError.validation('inbox_ids', 'An active campaign needs at least one active inbox');
+    if (!c.schedule) throw ApiError.validation('schedule', 'An active campaign needs a schedule');
+    this.checkSchedule(c.schedule);
+  }
+
+  async create(workspaceId: string, body: CreateCampaignDto): Promise<CampaignView> {
+    this.checkSchedule(body.schedule);
+    return this.db.transaction(async (manager) => {
+      if (body.sequence_id) await this.checkSequence(workspaceId, body.sequence_id, manager);
+      const inboxIds = (body.inbox_ids ?? []).map((id) => id.toLowerCase());
+      await this.checkInboxes(workspaceId, inboxIds, manager);
+      const row = await this.campaigns.insert(
+        workspaceId,
+        {
+          name: body.name,
+          sequenceId: body.sequence_id ?? null,
+          inboxIds,
+          schedule: body.schedule ? toSchedule(body.schedule) : null,
+          dailyLimit: body.daily_limit ?? null,
+          stopOnReply: body.stop_on_reply ?? true,
+          status: 'draft',
+        },
+        manager,
+      );
+      return toCampaignView(row);
+    });
+  }
+
+  async show(workspaceId: string, id: number): Promise<CampaignView> {
+    const row = await this.campaigns.findOne(workspaceId, { id });
+    if (!row) throw ApiError.notFound('Campaign');
+    return toCampaignView(row);
+  }
+
+  async list(workspaceId: string, query: PageQueryDto): Promise<Page<Campaign>> {
+    return paginate(this.campaigns.query(workspaceId, 'c'), 'c', query, {
+      tenant: workspaceId,
+      route: 'campaigns.index',
+    });
+  }
+
+  async update(workspaceId: string, id: number, body: UpdateCampaignDto): Promise<CampaignView> {
+    this.checkSchedule(body.schedule);
+    return this.db.transaction(async (manager) => {
+      const row = await this.campaigns.findOneForUpdate(workspaceId, { id }, manager);
+      if (!row) throw ApiError.notFound('Campaign');
+      const from = row.status;
+      const to = body.status ?? from;
+      if (to !== from && !campaignMoveAllowed(from, to)) {
+        throw ApiError.conflict(`A campaign cannot move from ${from} to ${to}`);
+      }
+      const changesFields =
+        body.name !== undefined ||
+        body.sequence_id !== undefined ||
+        body.inbox_ids !== undefined ||
+        body.schedule !== undefined ||
+        body.daily_limit !== undefined ||
+        body.stop_on_reply !== undefined;
+      if (from === 'archived' && changesFields) throw ApiError.conflict('An archived campaign cannot change');
+      const next: Campaign = { ...row };
+      if (body.sequence_id !== undefined && body.sequence_id !== row.sequenceId) {
+        if (from !== 'draft') {
+          throw ApiError.conflict('The sequence of a campaign can only change while it is draft');
+        }
+        if (body.sequence_id !== null) await this.checkSequence(workspaceId, body.sequence_id, manager);
+        next.sequenceId = body.sequence_id;
+      }
+      if (body.inbox_ids !== undefined) {
+        next.inboxIds = body.inbox_ids.map((i) => i.toLowerCase());
+        await this.checkInboxes(workspaceId, next.inboxIds, manager);
+      }
+      if (body.schedule !== undefined) next.schedule = body.schedule ? toSchedule(body.schedule) : null;
+      if (body.name !== undefined) next.name = body.name;
+      if (body.daily_limit !== undefined) next.dailyLimit = body.daily_limit;
+      if (body.stop_on_reply !== undefined) next.stopOnReply = body.stop_on_reply;
+      next.status = to;
+      const activating = to === 'active' && from !== 'active';
+      const reshapingActive =
+        to === 'active' && (body.inbox_ids !== undefined || body.schedule !== undefined);
+      if (activating || reshapingActive) await this.checkReady(workspaceId, next, manager);
+      if (activating && !row.activatedAt) next.activatedAt = new Date();
+      if (to !== from || changesFields) {
+        await this.campaigns.update(
+          workspaceId,
+          { id },
+          {
+            name: next.name,
+            sequenceId: next.sequenceId,
+            inboxIds: next.inboxIds,
+            schedule: next.schedule,
+            dailyLimit: next.dailyLimit,
+            stopOnReply: next.stopOnReply,
+            status: next.status,
+            activatedAt: next.activatedAt,
+          },
+          manager,
+        );
+      }
+      const fresh = await this.campaigns.findOne(workspaceId, { id }, manager);
+      return toCampaignView(fresh!);
+    });
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * Campaign sending windows (CONTRACT §4): an IANA timezone, weekdays `mon`..`sun`, and a daily window
+ * `start_time` (inclusive) to `end_time` (exclusive, may be `24:00`) in that timezone. Windows do not
+ * cross midnight: `end_time` must be later than `start_time`.
+ */
+import type { CampaignSchedule, Weekday } from './entities/campaign.entity.js';
+
+export const WEEKDAYS: readonly Weekday[] = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
+export const TIME_RE = /^(?:[01]\d|2[0-3]):[0-5]\d$|^24:00$/;
+
+const tzCache = new Map<string, boolean>();
+
+/** True for an IANA zone name Node knows (`Europe/Paris`, `UTC`); offsets and abbreviations are not names. */
+export function isIanaTimezone(tz: unknown): tz is string {
+  if (typeof tz !== 'string' || tz.length === 0 || tz.length > 64) return false;
+  if (!/^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/.test(tz)) return false;
+  const cached = tzCache.get(tz);
+  if (cached !== undefined) return cached;
+  let ok: boolean;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    ok = true;
+  } catch {
+    ok = false;
+  }
+  tzCache.set(tz, ok);
+  return ok;
+}
+
+const minutes = (hhmm: string): number => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
+
+/** The first problem of a schedule as `{field, message}` (field relative to `schedule`), or null. */
+export function scheduleProblem(
+  s: CampaignSchedule | null | undefined,
+): { field: string; message: string } | null {
+  if (!s || typeof s !== 'object') return { field: 'schedule', message: 'schedule is required' };
+  if (!isIanaTimezone(s.timezone)) {
+    return { field: 'schedule.timezone', message: 'schedule.timezone must be an IANA time zone name' };
+  }
+  if (!Array.isArray(s.days) || s.days.length === 0) {
+    return { field: 'schedule.days', message: 'schedule.days must list at least one of mon..sun' };
+  }
+  for (let i = 0; i < s.days.length; i++) {
+    if (!WEEKDAYS.includes(s.days[i])) {
+      return { field: `schedule.days.${i}`, message: `schedule.days.${i} must be one of mon..sun` };
+    }
+  }
+  if (new Set(s.days).size !== s.days.length) {
+    return { field: 'schedule.days', message: 'schedule.days must not repeat a day' };
+  }
+  if (typeof s.start_time !== 'string' || !TIME_RE.test(s.start_time) || s.start_time === '24:00') {
+    return { field: 'schedule.start_time', message: 'schedule.start_time must be HH:MM from 00:00 to 23:59' };
+  }
+  if (typeof s.end_time !== 'string' || !TIME_RE.test(s.end_time)) {
+    return { field: 'schedule.end_time', message: 'schedule.end_time must be HH:MM from 00:01 to 24:00' };
+  }
+  if (minutes(s.end_time) <= minutes(s.start_time)) {
+    return {
+      field: 'schedule.end_time',
+      message: 'schedule.end_time must be later than schedule.start_time',
+    };
+  }
+  return null;
+}
+
+const dayFormat = new Map<string, Intl.DateTimeFormat>();
+
+/** Weekday and minute of the day of `at` in `timezone`. */
+export function localTime(timezone: string, at: Date): { day: Weekday; minute: number } {
+  let fmt = dayFormat.get(timezone);
+  if (!fmt) {
+    fmt = new Intl.DateTimeFormat('en-US', {
+      timeZone: timezone,
+      weekday: 'short',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    });
+    dayFormat.set(timezone, fmt);
+  }
+  const parts = Object.fromEntries(fmt.formatToParts(at).map((p) => [p.type, p.value]));
+  const day = String(parts.weekday).slice(0, 3).toLowerCase() as Weekday;
+  return { day, minute: Number(parts.hour) * 60 + Number(parts.minute) };
+}
+
+/** True when `at` falls inside the schedule's window (start inclusive, end exclusive). */
+export function windowContains(s: CampaignSchedule, at: Date): boolean {
+  const { day, minute } = localTime(s.timezone, at);
+  return s.days.includes(day) && minute >= minutes(s.start_time) && minute < minutes(s.end_time);
+}

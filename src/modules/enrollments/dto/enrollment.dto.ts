@@ -1,0 +1,74 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import { ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import { PageQueryDto } from '../../../common/http/pagination.js';
+import { ENROLLMENT_STATUSES, STOP_REASONS, type EnrollmentStatus } from '../enrollment-state.js';
+
+const MAX_INT = 2_147_483_647;
+
+export class CreateEnrollmentDto {
+  @ApiProperty({ minimum: 1, description: 'A sendable contact of this workspace' })
+  @IsInt()
+  @Min(1)
+  @Max(MAX_INT)
+  contact_id: number;
+}
+
+export class StopEnrollmentDto {
+  @ApiProperty({ minLength: 1, maxLength: 500, description: 'Why; kept as stop_note' })
+  @IsString()
+  @Length(1, 500)
+  reason: string;
+}
+
+export class ListEnrollmentsQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ minimum: 1 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'campaign_id must be a positive integer' })
+  @Min(1, { message: 'campaign_id must be a positive integer' })
+  @Max(MAX_INT, { message: 'campaign_id must be a positive integer' })
+  campaign_id?: number;
+
+  @ApiPropertyOptional({ minimum: 1 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'contact_id must be a positive integer' })
+  @Min(1, { message: 'contact_id must be a positive integer' })
+  @Max(MAX_INT, { message: 'contact_id must be a positive integer' })
+  contact_id?: number;
+
+  @ApiPropertyOptional({
+    type: String,
+    description: `One status or a comma list of ${ENROLLMENT_STATUSES.join(', ')}`,
+    example: 'active,paused',
+  })
+  @IsOptional()
+  @Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' ? value.split(',').map((s) => s.trim()) : value,
+  )
+  @IsArray({ message: 'status must be a comma list of enrollment statuses' })
+  @ArrayMinSize(1, { message: 'status must be a comma list of enrollment statuses' })
+  @IsIn(ENROLLMENT_STATUSES, {
+    each: true,
+    message: `status must be among ${ENROLLMENT_STATUSES.join(', ')}`,
+  })
+  status?: EnrollmentStatus[];
+}
+
+export class EnrollmentResponseDto {
+  @ApiProperty() id: number;
+  @ApiProperty() campaign_id: number;
+  @ApiProperty() contact_id: number;
+  @ApiProperty({ enum: ENROLLMENT_STATUSES }) status: string;
+  @ApiProperty({ description: 'Steps already sent' }) current_step: number;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) next_step_at: string | null;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'Null until the first send' })
+  inbox_id: string | null;
+  @ApiProperty({ type: String, enum: STOP_REASONS, nullable: true }) stop_reason: string | null;
+  @ApiProperty({ type: String, nullable: true }) stop_note: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+  @ApiProperty({ format: 'date-time' }) updated_at: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) completed_at: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) stopped_at: string | null;
+}

@@ -1,0 +1,194 @@
+/**
+ * Enrollments (CONTRACT §4, spec rule 3). Creation checks, in this order: the campaign exists (404),
+ * is active and its sequence is published with steps (422 campaign_id), the contact exists, is sendable
+ * and is not already enrolled (422 contact_id). The insert and the `enrolled` metric share one
+ * transaction, with the campaign row share-locked so a concurrent pause cannot slip in between.
+ * pause/resume/stop lock the enrollment row and consult the transition table, so a race between two
+ * actions ends in one success and one 409.
+ */
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { Brackets, type DataSource, type EntityManager } from 'typeorm';
+import { ApiError } from '../../common/http/api-error.js';
+import { paginate, type Page } from '../../common/http/pagination.js';
+import { bumpMetric } from '../analytics/metrics.js';
+import { Campaign } from '../campaigns/entities/campaign.entity.js';
+import { Contact } from '../contacts/entities/contact.entity.js';
+import { Sequence } from '../sequences/entities/sequence.entity.js';
+import { Suppression } from '../suppressions/entities/suppression.entity.js';
+import type { ListEnrollmentsQueryDto, StopEnrollmentDto } from './dto/enrollment.dto.js';
+import { nextEnrollmentStatus, type EnrollmentAction, type EnrollmentStatus } from './enrollment-state.js';
+import { Enrollment } from './entities/enrollment.entity.js';
+import { EnrollmentsRepository } from './enrollments.repository.js';
+
+export interface EnrollmentView {
+  id: number;
+  campaign_id: number;
+  contact_id: number;
+  status: EnrollmentStatus;
+  current_step: number;
+  next_step_at: string | null;
+  inbox_id: string | null;
+  stop_reason: Enrollment['stopReason'];
+  stop_note: string | null;
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+  stopped_at: string | null;
+}
+
+const iso = (d: Date | null): string | null => d?.toISOString() ?? null;
+
+export const toEnrollmentView = (e: Enrollment): EnrollmentView => ({
+  id: e.id,
+  campaign_id: e.campaignId,
+  contact_id: e.contactId,
+  status: e.status,
+  current_step: e.currentStep,
+  next_step_at: iso(e.nextStepAt),
+  inbox_id: e.inboxId,
+  stop_reason: e.stopReason,
+  stop_note: e.stopNote,
+  created_at: e.createdAt.toISOString(),
+  updated_at: e.updatedAt.toISOString(),
+  completed_at: iso(e.completedAt),
+  stopped_at: iso(e.stoppedAt),
+});
+
+@Injectable()
+export class EnrollmentsService {
+  constructor(
+    private readonly enrollments: EnrollmentsRepository,
+    @InjectDataSource() private readonly db: DataSource,
+  ) {}
+
+  async create(workspaceId: string, campaignId: number, contactId: number): Promise<EnrollmentView> {
+    return this.db.transaction(async (manager) => {
+      const campaign = await manager.getRepository(Campaign).findOne({
+        where: { workspaceId, id: campaignId },
+        lock: { mode: 'pessimistic_read' },
+      });
+      if (!campaign) throw ApiError.notFound('Campaign');
+      if (campaign.status !== 'active') {
+        throw ApiError.validation(
+          'campaign_id',
+          `The campaign is ${campaign.status}; only an active campaign enrolls`,
+        );
+      }
+      const sequence =
+        campaign.sequenceId === null
+          ? null
+          : await manager
+              .getRepository(Sequence)
+              .findOne({ where: { workspaceId, id: campaign.sequenceId } });
+      if (!sequence || sequence.status !== 'published') {
+        throw ApiError.validation('campaign_id', 'The campaign’s sequence is not published');
+      }
+      const first = [...(sequence.steps ?? [])].sort((a, b) => a.position - b.position)[0];
+      if (!first) throw ApiError.validation('campaign_id', 'The campaign’s sequence has no steps');
+
+      const contact = await manager.getRepository(Contact).findOne({ where: { workspaceId, id: contactId } });
+      if (!contact)
+        throw ApiError.validation('contact_id', 'contact_id does not name a contact of this workspace');
+      if (
+        contact.suppressionReason !== null ||
+        (await this.isSuppressed(manager, workspaceId, contact.email))
+      ) {
+        throw ApiError.validation('contact_id', 'The contact is not sendable (suppressed)');
+      }
+
+      const now = new Date();
+      const inserted = await manager
+        .createQueryBuilder()
+        .insert()
+        .into(Enrollment)
+        .values({
+          workspaceId,
+          campaignId,
+          contactId,
+          status: 'active',
+          currentStep: 0,
+          nextStepAt: new Date(now.getTime() + first.delay_minutes * 60_000),
+        })
+        .orIgnore()
+        .returning(['id'])
+        .execute();
+      const id = (inserted.raw as Array<{ id: number }>)[0]?.id;
+      if (id === undefined) {
+        throw ApiError.validation('contact_id', 'The contact is already enrolled in this campaign');
+      }
+      await bumpMetric(manager, workspaceId, campaignId, 'enrolled', 1, now);
+      const row = await this.enrollments.findOne(workspaceId, { id }, manager);
+      return toEnrollmentView(row!);
+    });
+  }
+
+  /** The suppression list itself, by address or by domain (the contact's column mirrors it). */
+  private async isSuppressed(manager: EntityManager, workspaceId: string, email: string): Promise<boolean> {
+    const domain = email.slice(email.lastIndexOf('@') + 1);
+    const hit = await manager
+      .getRepository(Suppression)
+      .createQueryBuilder('s')
+      .where('s.workspaceId = :workspaceId', { workspaceId })
+      .andWhere(
+        new Brackets((w) => {
+          w.where('s.email = :email', { email }).orWhere('s.domain = :domain', { domain });
+        }),
+      )
+      .getExists();
+    return hit;
+  }
+
+  async show(workspaceId: string, id: number): Promise<EnrollmentView> {
+    const row = await this.enrollments.findOne(workspaceId, { id });
+    if (!row) throw ApiError.notFound('Enrollment');
+    return toEnrollmentView(row);
+  }
+
+  async list(workspaceId: string, query: ListEnrollmentsQueryDto): Promise<Page<Enrollment>> {
+    const qb = this.enrollments.query(workspaceId, 'e');
+    if (query.campaign_id !== undefined)
+      qb.andWhere('e.campaignId = :campaignId', { campaignId: query.campaign_id });
+    if (query.contact_id !== undefined)
+      qb.andWhere('e.contactId = :contactId', { contactId: query.contact_id });
+    if (query.status?.length)
+      qb.andWhere('e.status IN (:...statuses)', { statuses: [...new Set(query.status)] });
+    return paginate(qb, 'e', query, { tenant: workspaceId, route: 'enrollments.index' });
+  }
+
+  pause(workspaceId: string, id: number): Promise<EnrollmentView> {
+    return this.transition(workspaceId, id, 'pause');
+  }
+
+  resume(workspaceId: string, id: number): Promise<EnrollmentView> {
+    return this.transition(workspaceId, id, 'resume');
+  }
+
+  stop(workspaceId: string, id: number, body: StopEnrollmentDto): Promise<EnrollmentView> {
+    return this.transition(workspaceId, id, 'stop', body.reason);
+  }
+
+  private async transition(
+    workspaceId: string,
+    id: number,
+    action: Exclude<EnrollmentAction, 'complete'>,
+    note?: string,
+  ): Promise<EnrollmentView> {
+    return this.db.transaction(async (manager) => {
+      const row = await this.enrollments.findOneForUpdate(workspaceId, { id }, manager);
+      if (!row) throw ApiError.notFound('Enrollment');
+      const next = nextEnrollmentStatus(row.status, action);
+      if (next === null) throw ApiError.conflict(`A ${row.status} enrollment cannot ${action}`);
+      const patch: Partial<Enrollment> = { status: next };
+      if (action === 'stop') {
+        patch.stopReason = 'manual';
+        patch.stopNote = note ?? null;
+        patch.stoppedAt = new Date();
+        patch.nextStepAt = null;
+      }
+      await this.enrollments.update(workspaceId, { id }, patch, manager);
+      const fresh = await this.enrollments.findOne(workspaceId, { id }, manager);
+      return toEnrollmentView(fresh!);
+    });
+  }
+}

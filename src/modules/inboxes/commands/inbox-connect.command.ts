@@ -1,0 +1,165 @@
+import { InjectDataSource } from '@nestjs/typeorm';
+import { Command, Option } from 'nest-commander';
+import type { DataSource } from 'typeorm';
+import {
+  CliError,
+  JsonCommand,
+  parseIntFlag,
+  required,
+  type JsonFlag,
+} from '../../../common/cli/json-command.js';
+import { connectInbox } from '../inboxes.service.js';
+import type { MailServerSettings } from '../inbox-credentials.js';
+
+export interface InboxConnectFlags extends JsonFlag {
+  workspace?: string;
+  email?: string;
+  displayName?: string;
+  dailyLimit?: number;
+  smtpHost?: string;
+  smtpPort?: number;
+  smtpUser?: string;
+  smtpPasswordEnv?: string;
+  smtpSecure?: boolean;
+  imapHost?: string;
+  imapPort?: number;
+  imapUser?: string;
+  imapPasswordEnv?: string;
+  imapSecure?: boolean;
+}
+
+const port =
+  (flag: string) =>
+  (v: string): number => {
+    const n = parseIntFlag(flag)(v);
+    if (n < 1 || n > 65535) throw new CliError(`--${flag} must be 1..65535`);
+    return n;
+  };
+
+/** Reads a password from the named environment variable, so it never appears in argv or shell history. */
+function passwordFrom(flag: string, variable: string | undefined): string | null {
+  if (variable === undefined) return null;
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(variable))
+    throw new CliError(`--${flag} must name an environment variable`);
+  const value = process.env[variable];
+  if (value === undefined || value === '')
+    throw new CliError(`--${flag}: environment variable ${variable} is not set`);
+  return value;
+}
+
+@Command({
+  name: 'inbox:connect',
+  description:
+    'Connect an SMTP inbox (optionally polled over IMAP) to a workspace; prints the inbound secret once. ' +
+    'Passwords are read from environment variables named by --smtp-password-env / --imap-password-env.',
+})
+export class InboxConnectCommand extends JsonCommand<InboxConnectFlags> {
+  constructor(@InjectDataSource() private readonly db: DataSource) {
+    super();
+  }
+
+  @Option({ flags: '--workspace <uuid>', description: 'workspace UUID', required: true })
+  parseWorkspace(v: string): string {
+    return v;
+  }
+  @Option({ flags: '--email <address>', description: 'the sending address', required: true })
+  parseEmail(v: string): string {
+    return v;
+  }
+  @Option({ flags: '--display-name <name>', description: 'display name on the From header' })
+  parseDisplayName(v: string): string {
+    if (v.length > 200) throw new CliError('--display-name must be at most 200 characters');
+    return v;
+  }
+  @Option({ flags: '--daily-limit <n>', description: 'sends per UTC day (default 50)' })
+  parseDailyLimit(v: string): number {
+    return parseIntFlag('daily-limit')(v);
+  }
+  @Option({ flags: '--smtp-host <host>', description: 'SMTP server', required: true })
+  parseSmtpHost(v: string): string {
+    return v;
+  }
+  @Option({ flags: '--smtp-port <port>', description: 'SMTP port', required: true })
+  parseSmtpPort(v: string): number {
+    return port('smtp-port')(v);
+  }
+  @Option({ flags: '--smtp-user <user>', description: 'SMTP user name' })
+  parseSmtpUser(v: string): string {
+    return v;
+  }
+  @Option({
+    flags: '--smtp-password-env <VAR>',
+    description: 'environment variable holding the SMTP password',
+  })
+  parseSmtpPasswordEnv(v: string): string {
+    return v;
+  }
+  @Option({ flags: '--smtp-secure', description: 'implicit TLS (port 465); otherwise STARTTLS when offered' })
+  parseSmtpSecure(): boolean {
+    return true;
+  }
+  @Option({ flags: '--imap-host <host>', description: 'IMAP server to poll for replies and bounces' })
+  parseImapHost(v: string): string {
+    return v;
+  }
+  @Option({ flags: '--imap-port <port>', description: 'IMAP port' })
+  parseImapPort(v: string): number {
+    return port('imap-port')(v);
+  }
+  @Option({ flags: '--imap-user <user>', description: 'IMAP user name' })
+  parseImapUser(v: string): string {
+    return v;
+  }
+  @Option({
+    flags: '--imap-password-env <VAR>',
+    description: 'environment variable holding the IMAP password',
+  })
+  parseImapPasswordEnv(v: string): string {
+    return v;
+  }
+  @Option({ flags: '--imap-secure', description: 'implicit TLS (port 993)' })
+  parseImapSecure(): boolean {
+    return true;
+  }
+
+  protected async execute(_: string[], o: InboxConnectFlags): Promise<Record<string, unknown>> {
+    const smtpPassword = passwordFrom('smtp-password-env', o.smtpPasswordEnv);
+    if (smtpPassword !== null && !o.smtpUser) throw new CliError('--smtp-password-env needs --smtp-user');
+    const smtp: MailServerSettings = {
+      host: required(o.smtpHost, 'smtp-host'),
+      port: required(o.smtpPort, 'smtp-port'),
+      secure: o.smtpSecure === true,
+      user: o.smtpUser ?? null,
+      password: smtpPassword,
+    };
+    const imapGiven = [o.imapHost, o.imapPort, o.imapUser, o.imapPasswordEnv, o.imapSecure].some(
+      (v) => v !== undefined,
+    );
+    let imap: MailServerSettings | null = null;
+    if (imapGiven) {
+      imap = {
+        host: required(o.imapHost, 'imap-host'),
+        port: required(o.imapPort, 'imap-port'),
+        secure: o.imapSecure === true,
+        user: required(o.imapUser, 'imap-user'),
+        password: passwordFrom('imap-password-env', required(o.imapPasswordEnv, 'imap-password-env')),
+      };
+    }
+    const { inbox, inboundSecret } = await connectInbox(this.db, {
+      workspaceId: required(o.workspace, 'workspace'),
+      email: required(o.email, 'email'),
+      displayName: o.displayName ?? null,
+      dailyLimit: o.dailyLimit,
+      smtp,
+      imap,
+    });
+    return { id: inbox.id, email: inbox.email, inbound_secret: inboundSecret };
+  }
+
+  protected override text(r: Record<string, unknown>): string {
+    return (
+      `inbox ${String(r.id)} (${String(r.email)}) connected\n` +
+      `inbound secret: ${String(r.inbound_secret)}\nThe secret is shown once; store it now.`
+    );
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * Inbox secrets, in one place: SMTP/IMAP settings are sealed with AES-256-GCM (ENCRYPTION_KEY), and
+ * the per-inbox inbound secret is stored only as an HMAC under a key derived for that purpose.
+ * Nothing here is ever mapped into an API response.
+ */
+import { randomBytes } from 'node:crypto';
+import type { EntityManager } from 'typeorm';
+import { derivedKey, hmacSha256, safeEqual, seal, unseal } from '../../common/crypto/crypto.js';
+import { isUuid } from '../../common/http/id-params.js';
+import { Inbox } from './entities/inbox.entity.js';
+
+export interface MailServerSettings {
+  host: string;
+  port: number;
+  /** Implicit TLS (465/993); false means STARTTLS when the server offers it. */
+  secure: boolean;
+  user: string | null;
+  password: string | null;
+}
+
+export interface InboxTransport {
+  inbox: Inbox;
+  smtp: MailServerSettings;
+  /** Null when the inbox is not polled over IMAP. */
+  imap: MailServerSettings | null;
+}
+
+export const INBOUND_SECRET_PREFIX = 'ibs_';
+
+let inboundKey: Buffer | undefined;
+const key = (): Buffer => (inboundKey ??= derivedKey('inbound'));
+
+/** A new random inbound secret: `ibs_` + 32 random bytes in base64url. Shown once. */
+export function newInboundSecret(): string {
+  return `${INBOUND_SECRET_PREFIX}${randomBytes(32).toString('base64url')}`;
+}
+
+/** What is stored for an inbound secret (hex HMAC-SHA256). */
+export function hashInboundSecret(secret: string): string {
+  return hmacSha256(key(), secret).toString('hex');
+}
+
+export function sealSettings(settings: MailServerSettings): string {
+  return seal(JSON.stringify(settings));
+}
+
+export function openSettings(sealed: string): MailServerSettings {
+  const parsed = JSON.parse(unseal(sealed)) as MailServerSettings;
+  return {
+    host: parsed.host,
+    port: parsed.port,
+    secure: Boolean(parsed.secure),
+    user: parsed.user ?? null,
+    password: parsed.password ?? null,
+  };
+}
+
+/**
+ * The inbox whose inbound secret is `presented`, or null (unknown inbox, malformed id, wrong secret).
+ * Compares in constant time. Used by `POST /inbound/{inbox_id}`.
+ */
+export async function verifyInboundSecret(
+  manager: EntityManager,
+  inboxId: string,
+  presented: string | undefined | null,
+): Promise<Inbox | null> {
+  if (typeof inboxId !== 'string' || !isUuid(inboxId)) return null;
+  if (typeof presented !== 'string' || presented.length === 0 || presented.length > 200) return null;
+  const inbox = await manager.getRepository(Inbox).findOne({ where: { id: inboxId.toLowerCase() } });
+  if (!inbox) return null;
+  const ok = safeEqual(Buffer.from(hashInboundSecret(presented)), Buffer.from(inbox.inboundSecretHash));
+  return ok ? inbox : null;
+}
+
+/** The decrypted SMTP and IMAP settings of an inbox of `workspaceId`, or null when it is not there. */
+export async function loadInboxTransport(
+  manager: EntityManager,
+  workspaceId: string,
+  inboxId: string,
+): Promise<InboxTransport | null> {
+  if (!isUuid(inboxId)) return null;
+  const inbox = await manager
+    .getRepository(Inbox)
+    .findOne({ where: { workspaceId, id: inboxId.toLowerCase() } });
+  if (!inbox) return null;
+  return {
+    inbox,
+    smtp: openSettings(inbox.smtpSealed),
+    imap: inbox.imapSealed ? openSettings(inbox.imapSealed) : null,
+  };
+}

@@ -1,0 +1,145 @@
+/**
+ * Inbox metadata for the API (credential-free by construction: the view is built field by field),
+ * and connecting an inbox for the admin CLI.
+ */
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import { ApiError } from '../../common/http/api-error.js';
+import { isUuid } from '../../common/http/id-params.js';
+import { paginate, type Page, type PageQueryDto } from '../../common/http/pagination.js';
+import { Workspace } from '../workspaces/entities/workspace.entity.js';
+import { Inbox, type InboxStatus } from './entities/inbox.entity.js';
+import {
+  hashInboundSecret,
+  newInboundSecret,
+  sealSettings,
+  type MailServerSettings,
+} from './inbox-credentials.js';
+import { InboxesRepository } from './inboxes.repository.js';
+
+export interface InboxView {
+  id: string;
+  email: string;
+  display_name: string | null;
+  provider: 'smtp';
+  status: InboxStatus;
+  daily_limit: number;
+  sent_today: number;
+  domain: string;
+  last_error_at: string | null;
+  created_at: string;
+}
+
+const utcDay = (d: Date): string => d.toISOString().slice(0, 10);
+
+export const toInboxView = (i: Inbox, now: Date = new Date()): InboxView => ({
+  id: i.id,
+  email: i.email,
+  display_name: i.displayName,
+  provider: i.provider,
+  status: i.status,
+  daily_limit: i.dailyLimit,
+  // The counter belongs to the UTC day in sent_today_date; on a later day nothing was sent yet.
+  sent_today: i.sentTodayDate === utcDay(now) ? i.sentToday : 0,
+  domain: i.domain,
+  last_error_at: i.lastErrorAt?.toISOString() ?? null,
+  created_at: i.createdAt.toISOString(),
+});
+
+export interface ConnectInboxInput {
+  workspaceId: string;
+  email: string;
+  displayName?: string | null;
+  dailyLimit?: number;
+  smtp: MailServerSettings;
+  imap?: MailServerSettings | null;
+}
+
+const EMAIL_RE =
+  /^[^\s@<>()[\]\\,;:"]+@([A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+)$/;
+
+/**
+ * Connects an inbox, or re-connects the workspace's inbox with the same address (new credentials, a
+ * new inbound secret, status back to active). Returns the inbound secret once.
+ */
+export async function connectInbox(
+  db: DataSource,
+  input: ConnectInboxInput,
+): Promise<{ inbox: Inbox; inboundSecret: string; reconnected: boolean }> {
+  const email = input.email.trim().toLowerCase();
+  const match = EMAIL_RE.exec(email);
+  if (!match || email.length > 254) throw ApiError.validation('email', 'email must be a valid address');
+  const domain = match[1].toLowerCase();
+  if (!isUuid(input.workspaceId)) throw ApiError.notFound('Workspace');
+  const dailyLimit = input.dailyLimit ?? 50;
+  if (!Number.isInteger(dailyLimit) || dailyLimit < 1 || dailyLimit > 100000) {
+    throw ApiError.validation('daily_limit', 'daily limit must be an integer from 1 to 100000');
+  }
+  for (const [name, s] of [
+    ['smtp', input.smtp],
+    ['imap', input.imap ?? null],
+  ] as const) {
+    if (!s) continue;
+    if (!s.host || s.host.length > 253 || /\s/.test(s.host))
+      throw ApiError.validation(`${name}_host`, `${name} host is invalid`);
+    if (!Number.isInteger(s.port) || s.port < 1 || s.port > 65535) {
+      throw ApiError.validation(`${name}_port`, `${name} port must be 1..65535`);
+    }
+  }
+  const run = async (manager: EntityManager) => {
+    const ws = await manager.getRepository(Workspace).findOne({
+      where: { id: input.workspaceId.toLowerCase() },
+      lock: { mode: 'pessimistic_write' },
+    });
+    if (!ws) throw ApiError.notFound('Workspace');
+    const inboundSecret = newInboundSecret();
+    const repo = manager.getRepository(Inbox);
+    const values = {
+      displayName: input.displayName ?? null,
+      dailyLimit,
+      domain,
+      status: 'active' as const,
+      smtpSealed: sealSettings(input.smtp),
+      imapSealed: input.imap ? sealSettings(input.imap) : null,
+      inboundSecretHash: hashInboundSecret(inboundSecret),
+    };
+    const existing = await repo.findOne({ where: { workspaceId: ws.id, email } });
+    if (existing) {
+      await repo.update(
+        { workspaceId: ws.id, id: existing.id },
+        { ...values, lastError: null, imapUidValidity: null, imapLastUid: null },
+      );
+      const inbox = await repo.findOneOrFail({ where: { workspaceId: ws.id, id: existing.id } });
+      return { inbox, inboundSecret, reconnected: true };
+    }
+    const inbox = await repo.save(repo.create({ ...values, workspaceId: ws.id, email, provider: 'smtp' }));
+    return { inbox, inboundSecret, reconnected: false };
+  };
+  return db.transaction(run);
+}
+
+@Injectable()
+export class InboxesService {
+  constructor(
+    private readonly inboxes: InboxesRepository,
+    @InjectDataSource() private readonly db: DataSource,
+  ) {}
+
+  async show(workspaceId: string, id: string): Promise<InboxView> {
+    const row = await this.inboxes.findOne(workspaceId, { id });
+    if (!row) throw ApiError.notFound('Inbox');
+    return toInboxView(row);
+  }
+
+  async list(workspaceId: string, query: PageQueryDto): Promise<Page<Inbox>> {
+    return paginate(this.inboxes.query(workspaceId, 'i'), 'i', query, {
+      tenant: workspaceId,
+      route: 'inboxes.index',
+    });
+  }
+
+  connect(input: ConnectInboxInput) {
+    return connectInbox(this.db, input);
+  }
+}

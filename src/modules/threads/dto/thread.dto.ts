@@ -1,0 +1,67 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, IsUUID, Max, Min } from 'class-validator';
+import { PageQueryDto } from '../../../common/http/pagination.js';
+
+const MAX_INT = 2_147_483_647;
+
+export class ListThreadsQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ minimum: 1 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'contact_id must be a positive integer' })
+  @Min(1, { message: 'contact_id must be a positive integer' })
+  @Max(MAX_INT, { message: 'contact_id must be a positive integer' })
+  contact_id?: number;
+
+  @ApiPropertyOptional({ minimum: 1 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'campaign_id must be a positive integer' })
+  @Min(1, { message: 'campaign_id must be a positive integer' })
+  @Max(MAX_INT, { message: 'campaign_id must be a positive integer' })
+  campaign_id?: number;
+
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsUUID('all', { message: 'inbox_id must be a UUID' })
+  inbox_id?: string;
+}
+
+export class ThreadResponseDto {
+  @ApiProperty() id: number;
+  @ApiProperty({ format: 'uuid' }) inbox_id: string;
+  @ApiProperty() contact_id: number;
+  @ApiProperty({ type: Number, nullable: true }) enrollment_id: number | null;
+  @ApiProperty({ type: Number, nullable: true }) campaign_id: number | null;
+  @ApiProperty() subject: string;
+  @ApiProperty() message_count: number;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) last_message_at: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+}
+
+export class MessageResponseDto {
+  @ApiProperty() id: number;
+  @ApiProperty() thread_id: number;
+  @ApiProperty({ enum: ['outbound', 'inbound'] }) direction: string;
+  @ApiProperty({ enum: ['email', 'reply', 'auto_reply', 'bounce'] }) kind: string;
+  @ApiProperty() from: string;
+  @ApiProperty() to: string;
+  @ApiProperty({ type: String, nullable: true }) subject: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Null once purged by the retention job' })
+  body: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) body_purged_at: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'RFC 5322 Message-ID, with angle brackets' })
+  message_id: string | null;
+  @ApiProperty({ type: String, nullable: true }) in_reply_to: string | null;
+  @ApiProperty({
+    enum: ['sending', 'sent', 'failed', 'received'],
+    description: '`sending`: recorded and handed to SMTP, outcome not confirmed yet',
+  })
+  status: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) sent_at: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) received_at: string | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'Sequence step of an outbound message' })
+  step_position: number | null;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+}
