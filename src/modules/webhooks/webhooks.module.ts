@@ -1,5 +1,27 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { workerProviders } from '../../common/queue/worker-providers.js';
+import { WebhookDelivery } from './entities/webhook-delivery.entity.js';
+import { WebhookEndpoint } from './entities/webhook-endpoint.entity.js';
+import { WebhookDeliveryWorker } from './webhook-delivery.worker.js';
+import { WebhookDispatcher } from './webhook-dispatcher.js';
+import { WebhooksController } from './webhooks.controller.js';
+import { WebhookDeliveriesRepository, WebhookEndpointsRepository } from './webhooks.repository.js';
+import { WebhooksService } from './webhooks.service.js';
 
-/** Placeholder registered in AppModule; the webhooks issue fills it in. */
-@Module({})
+/**
+ * Webhook endpoints (API) and, in worker processes, the outbox dispatcher and the delivery loop
+ * (CONTRACT §6). State lives in Postgres; every worker process runs both loops concurrently.
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature([WebhookEndpoint, WebhookDelivery])],
+  controllers: [WebhooksController],
+  providers: [
+    WebhooksService,
+    WebhookEndpointsRepository,
+    WebhookDeliveriesRepository,
+    ...workerProviders(WebhookDeliveryWorker, WebhookDispatcher),
+  ],
+  exports: [WebhooksService],
+})
 export class WebhooksModule {}

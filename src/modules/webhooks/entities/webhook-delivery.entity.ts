@@ -18,5 +18,9 @@ export class WebhookDelivery {
   @Column({ type: 'integer', nullable: true }) lastStatusCode: number | null;
   @Column({ type: 'text', nullable: true }) lastError: string | null;
   @Column({ type: 'integer', nullable: true }) lastDurationMs: number | null;
+  /** timeout, redirect, http_status, oversized_response, connection, tls, blocked_target, internal. */
+  @Column({ type: 'text', nullable: true }) lastErrorClass: string | null;
+  /** At most 200 characters of the last response body; never more. */
+  @Column({ type: 'text', nullable: true }) lastResponseExcerpt: string | null;
   @CreatedAt() createdAt: Date;
 }

@@ -1,0 +1,277 @@
+/**
+ * Attempts due deliveries (CONTRACT §6). Every worker process runs this loop; state lives in
+ * Postgres only, so a killed process loses nothing:
+ * - claim: due pending deliveries of enabled endpoints, `FOR UPDATE SKIP LOCKED`, and lease them by
+ *   moving `next_attempt_at` past the attempt deadline. A process that dies mid-attempt leaves the
+ *   lease to expire, and another process (or the restarted one) attempts again: at least once.
+ * - attempt: target re-checked (every resolved address public) and pinned for the connection,
+ *   signed, posted with undici.
+ * - record: results are written in arrival order; successes in batches, a failure with its
+ *   endpoint counter in one statement (five consecutive failures disable the endpoint).
+ */
+import { Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { unseal } from '../../common/crypto/crypto.js';
+import { logger } from '../../common/logging/logger.js';
+import { appConfig } from '../../config/app-config.js';
+import { Waker } from './loop.js';
+import { signedHeaders, standardKey } from './signing.js';
+import { checkTarget, UnsafeTargetError } from './target-guard.js';
+import { WebhookHttpClient, type AttemptOutcome } from './webhook-http.js';
+import { DISABLE_AFTER_FAILURES, MAX_ATTEMPTS, webhookSettings, type WebhookSettings } from './webhook-settings.js';
+
+interface ClaimedRow {
+  id: number;
+  attempts: number;
+  event_id: string;
+  event: string;
+  workspace_id: string;
+  endpoint_id: number;
+  url: string;
+  secret_sealed: string;
+  data: Record<string, unknown>;
+  occurred_at: Date;
+}
+
+interface Result {
+  row: ClaimedRow;
+  outcome: AttemptOutcome;
+  at: Date;
+}
+
+const CLAIM_SQL = `
+WITH due AS (
+  SELECT d.id FROM webhook_deliveries d
+  JOIN webhook_endpoints e ON e.id = d.endpoint_id
+  WHERE d.status = 'pending' AND d.next_attempt_at <= now() AND e.status = 'enabled'
+  ORDER BY d.next_attempt_at
+  LIMIT $1
+  FOR UPDATE OF d SKIP LOCKED
+)
+UPDATE webhook_deliveries d
+SET next_attempt_at = now() + make_interval(secs => $2)
+FROM due, webhook_endpoints e, events ev
+WHERE d.id = due.id AND e.id = d.endpoint_id AND ev.id = d.event_id
+RETURNING d.id, d.attempts, d.event_id, d.event, d.workspace_id, d.endpoint_id, e.url, e.secret_sealed,
+  ev.data, ev.occurred_at`;
+
+const SUCCESS_SQL = `
+WITH v AS (
+  SELECT * FROM unnest($1::int[], $2::int[], $3::int[], $4::timestamptz[], $5::text[])
+    AS v(id, code, ms, at, excerpt)
+), upd AS (
+  UPDATE webhook_deliveries d
+  SET status = 'succeeded', attempts = d.attempts + 1, last_attempt_at = v.at, next_attempt_at = NULL,
+      last_status_code = v.code, last_error = NULL, last_error_class = NULL, last_duration_ms = v.ms,
+      last_response_excerpt = v.excerpt
+  FROM v WHERE d.id = v.id AND d.status = 'pending'
+  RETURNING d.endpoint_id
+)
+UPDATE webhook_endpoints e SET consecutive_failures = 0
+WHERE e.id IN (SELECT endpoint_id FROM upd) AND e.consecutive_failures <> 0`;
+
+const FAILURE_SQL = `
+WITH ep AS (
+  UPDATE webhook_endpoints
+  SET consecutive_failures = consecutive_failures + 1,
+      status = CASE WHEN consecutive_failures + 1 >= $9 THEN 'disabled' ELSE status END,
+      disabled_reason = CASE WHEN consecutive_failures + 1 >= $9 AND status = 'enabled'
+        THEN $10 ELSE disabled_reason END,
+      updated_at = now()
+  WHERE id = $2
+  RETURNING id
+)
+UPDATE webhook_deliveries d
+SET attempts = d.attempts + 1,
+    status = CASE WHEN d.attempts + 1 >= $3 THEN 'failed' ELSE 'pending' END,
+    next_attempt_at = CASE WHEN d.attempts + 1 >= $3 THEN NULL ELSE now() + make_interval(secs => $4) END,
+    last_attempt_at = $5, last_status_code = $6, last_error = $7, last_error_class = $8,
+    last_duration_ms = $11, last_response_excerpt = $12
+WHERE d.id = $1 AND d.status = 'pending'`;
+
+@Injectable()
+export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
+  private settings: WebhookSettings;
+  private http: WebhookHttpClient;
+  private running = false;
+  private loop: Promise<void> | null = null;
+  private readonly waker = new Waker();
+  private inFlight = 0;
+  private readonly attempts = new Set<Promise<void>>();
+  private readonly results: Result[] = [];
+  private flushing: Promise<void> | null = null;
+  private readonly secrets = new Map<string, { secret: string; key: Buffer }>();
+
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  onApplicationBootstrap(): void {
+    this.settings = webhookSettings();
+    this.http = new WebhookHttpClient(this.settings.timeoutMs);
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.running = false;
+    this.waker.wake();
+    await this.loop;
+    await Promise.allSettled([...this.attempts]);
+    await this.flush();
+    await this.http?.close();
+  }
+
+  /** Called when new deliveries exist (dispatcher) or an endpoint is re-enabled. */
+  wake(): void {
+    this.waker.wake();
+  }
+
+  private async run(): Promise<void> {
+    const { concurrency, pollMs, timeoutMs } = this.settings;
+    const leaseSeconds = Math.ceil(timeoutMs / 1000) + 30;
+    const batch = Math.max(1, Math.min(200, concurrency));
+    while (this.running) {
+      const free = concurrency - this.inFlight;
+      if (free < Math.min(batch, Math.ceil(concurrency / 4))) {
+        await this.waker.sleep(pollMs);
+        continue;
+      }
+      let claimed: ClaimedRow[] = [];
+      try {
+        const raw = (await this.db.query(CLAIM_SQL, [Math.min(free, batch), leaseSeconds])) as [
+          ClaimedRow[],
+          number,
+        ];
+        claimed = raw[0];
+      } catch (err) {
+        if (!this.running) break;
+        logger.error({ err }, 'webhook delivery claim failed');
+      }
+      for (const row of claimed) this.start(row);
+      if (claimed.length < Math.min(free, batch)) await this.waker.sleep(pollMs);
+    }
+  }
+
+  private start(row: ClaimedRow): void {
+    this.inFlight += 1;
+    const p = this.attempt(row)
+      .then((outcome) => {
+        this.results.push({ row, outcome, at: new Date() });
+        this.scheduleFlush();
+      })
+      .catch((err: unknown) => logger.error({ err }, 'webhook attempt crashed'))
+      .finally(() => {
+        this.inFlight -= 1;
+        this.attempts.delete(p);
+        this.waker.wake();
+      });
+    this.attempts.add(p);
+  }
+
+  private secretFor(row: ClaimedRow): { secret: string; key: Buffer } {
+    const cacheKey = `${row.endpoint_id}:${row.secret_sealed}`;
+    let found = this.secrets.get(cacheKey);
+    if (!found) {
+      const secret = unseal(row.secret_sealed);
+      found = { secret, key: standardKey(secret) };
+      if (this.secrets.size > 10_000) this.secrets.clear();
+      this.secrets.set(cacheKey, found);
+    }
+    return found;
+  }
+
+  private async attempt(row: ClaimedRow): Promise<AttemptOutcome> {
+    let target;
+    try {
+      target = await checkTarget(row.url);
+    } catch (err) {
+      const message = err instanceof UnsafeTargetError ? err.message : 'target check failed';
+      return { ok: false, statusCode: null, error: message, errorClass: 'blocked_target', durationMs: 0, excerpt: null };
+    }
+    const occurredAt = row.occurred_at instanceof Date ? row.occurred_at : new Date(row.occurred_at);
+    const body = JSON.stringify({
+      id: row.event_id,
+      version: 'v1',
+      event: row.event,
+      occurred_at: occurredAt.toISOString(),
+      workspace_id: row.workspace_id,
+      data: row.data,
+    });
+    const { secret, key } = this.secretFor(row);
+    const headers = signedHeaders(secret, row.event_id, row.event, body, new Date(), key);
+    return this.http.post(target, headers, body);
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushing) return;
+    this.flushing = (async () => {
+      // Let a few results gather so successes are written in batches.
+      await new Promise((r) => setTimeout(r, 10));
+      try {
+        await this.flush();
+      } finally {
+        this.flushing = null;
+        if (this.results.length) this.scheduleFlush();
+      }
+    })();
+  }
+
+  /** Writes queued results in arrival order. */
+  private async flush(): Promise<void> {
+    while (this.results.length) {
+      const taken = this.results.splice(0, this.results.length);
+      let run: Result[] = [];
+      for (const r of taken) {
+        if (r.outcome.ok) {
+          run.push(r);
+          continue;
+        }
+        if (run.length) await this.writeSuccesses(run);
+        run = [];
+        await this.writeFailure(r);
+      }
+      if (run.length) await this.writeSuccesses(run);
+    }
+  }
+
+  private async writeSuccesses(rs: Result[]): Promise<void> {
+    try {
+      await this.db.query(SUCCESS_SQL, [
+        rs.map((r) => r.row.id),
+        rs.map((r) => r.outcome.statusCode),
+        rs.map((r) => r.outcome.durationMs),
+        rs.map((r) => r.at.toISOString()),
+        rs.map((r) => r.outcome.excerpt),
+      ]);
+    } catch (err) {
+      // The lease expires and the deliveries are attempted again: at least once.
+      logger.error({ err, count: rs.length }, 'recording webhook successes failed');
+    }
+  }
+
+  private async writeFailure(r: Result): Promise<void> {
+    const attemptNo = r.row.attempts + 1;
+    const schedule = appConfig().webhookRetryScheduleSeconds;
+    const base = schedule[Math.min(attemptNo, schedule.length - 1)] ?? 0;
+    const delay = base * (1 + Math.random() * 0.1);
+    const reason = `${DISABLE_AFTER_FAILURES} consecutive failed attempts (last: ${r.outcome.error ?? 'failure'})`;
+    try {
+      await this.db.query(FAILURE_SQL, [
+        r.row.id,
+        r.row.endpoint_id,
+        MAX_ATTEMPTS,
+        delay,
+        r.at.toISOString(),
+        r.outcome.statusCode,
+        r.outcome.error,
+        r.outcome.errorClass,
+        DISABLE_AFTER_FAILURES,
+        reason,
+        r.outcome.durationMs,
+        r.outcome.excerpt,
+      ]);
+    } catch (err) {
+      logger.error({ err, delivery: r.row.id }, 'recording a webhook failure failed');
+    }
+  }
+}

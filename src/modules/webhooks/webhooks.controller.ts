@@ -1,0 +1,153 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req } from '@nestjs/common';
+import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Request } from 'express';
+import { Tenant, WorkspaceAuth } from '../../common/auth/auth.decorator.js';
+import type { WorkspaceTenant } from '../../common/auth/principal.js';
+import { ApiCollectionResponse, ApiDataResponse, ApiErrorResponses } from '../../common/http/envelope.dto.js';
+import { IntIdPipe } from '../../common/http/id-params.js';
+import { collection, PageQueryDto, type Collection } from '../../common/http/pagination.js';
+import {
+  CreateWebhookEndpointDto,
+  UpdateWebhookEndpointDto,
+  WebhookDeliveryResponseDto,
+  WebhookEndpointResponseDto,
+  WebhookEndpointWithSecretDto,
+} from './dto/webhook-endpoint.dto.js';
+import {
+  toDeliveryView,
+  toEndpointView,
+  WebhooksService,
+  type WebhookDeliveryView,
+  type WebhookEndpointView,
+} from './webhooks.service.js';
+
+const IDEMPOTENCY_HEADER = ApiHeader({
+  name: 'Idempotency-Key',
+  required: false,
+  description: 'Safe retries (24 h)',
+});
+
+@ApiTags('webhooks')
+@Controller('webhook-endpoints')
+@WorkspaceAuth('webhooks:manage')
+export class WebhooksController {
+  constructor(private readonly webhooks: WebhooksService) {}
+
+  @Post()
+  @HttpCode(201)
+  @IDEMPOTENCY_HEADER
+  @ApiOperation({
+    operationId: 'v1.webhook_endpoints.store',
+    summary: 'Register a webhook endpoint; the signing secret is shown once, in this answer',
+  })
+  @ApiDataResponse(WebhookEndpointWithSecretDto, 201, 'Created')
+  @ApiErrorResponses(400, 422)
+  async store(@Tenant() t: WorkspaceTenant, @Body() body: CreateWebhookEndpointDto) {
+    return { data: await this.webhooks.create(t.workspaceId, body) };
+  }
+
+  @Get()
+  @ApiOperation({ operationId: 'v1.webhook_endpoints.index', summary: 'Webhook endpoints, newest first' })
+  @ApiCollectionResponse(WebhookEndpointResponseDto)
+  async index(
+    @Tenant() t: WorkspaceTenant,
+    @Query() query: PageQueryDto,
+    @Req() req: Request,
+  ): Promise<Collection<WebhookEndpointView>> {
+    return collection(await this.webhooks.list(t.workspaceId, query), toEndpointView, req);
+  }
+
+  @Get(':id')
+  @ApiOperation({ operationId: 'v1.webhook_endpoints.show', summary: 'One webhook endpoint' })
+  @ApiDataResponse(WebhookEndpointResponseDto)
+  @ApiErrorResponses(404)
+  async show(@Tenant() t: WorkspaceTenant, @Param('id', IntIdPipe) id: number) {
+    return { data: await this.webhooks.show(t.workspaceId, id) };
+  }
+
+  @Patch(':id')
+  @IDEMPOTENCY_HEADER
+  @ApiOperation({
+    operationId: 'v1.webhook_endpoints.update',
+    summary: 'Change the URL, event families or description of an endpoint',
+  })
+  @ApiDataResponse(WebhookEndpointResponseDto)
+  @ApiErrorResponses(400, 404, 422)
+  async update(
+    @Tenant() t: WorkspaceTenant,
+    @Param('id', IntIdPipe) id: number,
+    @Body() body: UpdateWebhookEndpointDto,
+  ) {
+    return { data: await this.webhooks.update(t.workspaceId, id, body) };
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiOperation({
+    operationId: 'v1.webhook_endpoints.destroy',
+    summary: 'Delete an endpoint and its delivery log',
+  })
+  @ApiErrorResponses(404)
+  async destroy(@Tenant() t: WorkspaceTenant, @Param('id', IntIdPipe) id: number): Promise<void> {
+    await this.webhooks.remove(t.workspaceId, id);
+  }
+
+  @Post(':id/enable')
+  @HttpCode(200)
+  @IDEMPOTENCY_HEADER
+  @ApiOperation({
+    operationId: 'v1.webhook_endpoints.enable',
+    summary: 'Re-enable an endpoint and reset its failure counter; waiting deliveries resume',
+  })
+  @ApiDataResponse(WebhookEndpointResponseDto)
+  @ApiErrorResponses(404)
+  async enable(@Tenant() t: WorkspaceTenant, @Param('id', IntIdPipe) id: number) {
+    return { data: await this.webhooks.enable(t.workspaceId, id) };
+  }
+
+  @Post(':id/rotate-secret')
+  @HttpCode(200)
+  @IDEMPOTENCY_HEADER
+  @ApiOperation({
+    operationId: 'v1.webhook_endpoints.rotate_secret',
+    summary: 'Replace the signing secret; the new one is shown once, in this answer',
+  })
+  @ApiDataResponse(WebhookEndpointWithSecretDto)
+  @ApiErrorResponses(404)
+  async rotateSecret(@Tenant() t: WorkspaceTenant, @Param('id', IntIdPipe) id: number) {
+    return { data: await this.webhooks.rotateSecret(t.workspaceId, id) };
+  }
+
+  @Get(':id/deliveries')
+  @ApiOperation({
+    operationId: 'v1.webhook_endpoints.deliveries.index',
+    summary: 'Deliveries to one endpoint, newest first',
+  })
+  @ApiCollectionResponse(WebhookDeliveryResponseDto)
+  @ApiErrorResponses(404)
+  async deliveries(
+    @Tenant() t: WorkspaceTenant,
+    @Param('id', IntIdPipe) id: number,
+    @Query() query: PageQueryDto,
+    @Req() req: Request,
+  ): Promise<Collection<WebhookDeliveryView>> {
+    return collection(await this.webhooks.listDeliveries(t.workspaceId, id, query), toDeliveryView, req);
+  }
+
+  @Post(':id/deliveries/:delivery_id/redeliver')
+  @HttpCode(202)
+  @IDEMPOTENCY_HEADER
+  @ApiOperation({
+    operationId: 'v1.webhook_endpoints.deliveries.redeliver',
+    summary: 'Queue a delivery again with a fresh set of attempts',
+  })
+  @ApiDataResponse(WebhookDeliveryResponseDto, 202, 'Accepted')
+  @ApiErrorResponses(404)
+  async redeliver(
+    @Tenant() t: WorkspaceTenant,
+    @Param('id', IntIdPipe) id: number,
+    @Param('delivery_id', IntIdPipe) deliveryId: number,
+  ) {
+    return { data: await this.webhooks.redeliver(t.workspaceId, id, deliveryId) };
+  }
+}

@@ -1,0 +1,190 @@
+/**
+ * Webhook endpoints and their delivery log (CONTRACT §6). Targets are checked here at create and
+ * update (422 `field: "url"`) and again by the worker on every attempt.
+ */
+import { Injectable, Optional } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { seal } from '../../common/crypto/crypto.js';
+import { ApiError } from '../../common/http/api-error.js';
+import { paginate, type Page, type PageQueryDto } from '../../common/http/pagination.js';
+import { WebhookDelivery } from './entities/webhook-delivery.entity.js';
+import { WebhookEndpoint } from './entities/webhook-endpoint.entity.js';
+import type { CreateWebhookEndpointDto, UpdateWebhookEndpointDto } from './dto/webhook-endpoint.dto.js';
+import { generateSecret } from './signing.js';
+import { checkTarget, UnsafeTargetError } from './target-guard.js';
+import { WebhookDeliveryWorker } from './webhook-delivery.worker.js';
+import { WebhookDeliveriesRepository, WebhookEndpointsRepository } from './webhooks.repository.js';
+
+export interface WebhookEndpointView {
+  id: number;
+  url: string;
+  events: string[];
+  description: string | null;
+  status: 'enabled' | 'disabled';
+  disabled_reason: string | null;
+  consecutive_failures: number;
+  created_at: string;
+}
+
+export interface WebhookDeliveryView {
+  id: number;
+  event_id: string;
+  event: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  last_attempt_at: string | null;
+  next_attempt_at: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  last_error_class: string | null;
+  last_duration_ms: number | null;
+  last_response_excerpt: string | null;
+  created_at: string;
+}
+
+export const toEndpointView = (e: WebhookEndpoint): WebhookEndpointView => ({
+  id: e.id,
+  url: e.url,
+  events: e.events,
+  description: e.description,
+  status: e.status,
+  disabled_reason: e.disabledReason,
+  consecutive_failures: e.consecutiveFailures,
+  created_at: e.createdAt.toISOString(),
+});
+
+export const toDeliveryView = (d: WebhookDelivery): WebhookDeliveryView => ({
+  id: d.id,
+  event_id: d.eventId,
+  event: d.event,
+  status: d.status,
+  attempts: d.attempts,
+  last_attempt_at: d.lastAttemptAt?.toISOString() ?? null,
+  next_attempt_at: d.status === 'pending' ? (d.nextAttemptAt?.toISOString() ?? null) : null,
+  last_status_code: d.lastStatusCode,
+  last_error: d.lastError,
+  last_error_class: d.lastErrorClass,
+  last_duration_ms: d.lastDurationMs,
+  last_response_excerpt: d.lastResponseExcerpt,
+  created_at: d.createdAt.toISOString(),
+});
+
+@Injectable()
+export class WebhooksService {
+  constructor(
+    private readonly endpoints: WebhookEndpointsRepository,
+    private readonly deliveries: WebhookDeliveriesRepository,
+    @InjectDataSource() private readonly db: DataSource,
+    @Optional() private readonly worker?: WebhookDeliveryWorker,
+  ) {}
+
+  private async checkedUrl(raw: string): Promise<string> {
+    try {
+      return (await checkTarget(raw)).url.toString();
+    } catch (err) {
+      if (err instanceof UnsafeTargetError) throw ApiError.validation('url', err.message);
+      throw err;
+    }
+  }
+
+  private async find(workspaceId: string, id: number): Promise<WebhookEndpoint> {
+    const found = await this.endpoints.findOne(workspaceId, { id });
+    if (!found) throw ApiError.notFound('Webhook endpoint');
+    return found;
+  }
+
+  async create(
+    workspaceId: string,
+    body: CreateWebhookEndpointDto,
+  ): Promise<WebhookEndpointView & { secret: string }> {
+    const url = await this.checkedUrl(body.url);
+    const secret = generateSecret();
+    const saved = await this.endpoints.insert(workspaceId, {
+      url,
+      events: [...new Set(body.events)],
+      description: body.description ?? null,
+      status: 'enabled',
+      disabledReason: null,
+      consecutiveFailures: 0,
+      secretSealed: seal(secret),
+    });
+    return { ...toEndpointView(saved), secret };
+  }
+
+  async list(workspaceId: string, query: PageQueryDto): Promise<Page<WebhookEndpoint>> {
+    return paginate(this.endpoints.query(workspaceId, 'e'), 'e', query, {
+      tenant: workspaceId,
+      route: 'webhook_endpoints.index',
+    });
+  }
+
+  async show(workspaceId: string, id: number): Promise<WebhookEndpointView> {
+    return toEndpointView(await this.find(workspaceId, id));
+  }
+
+  async update(workspaceId: string, id: number, body: UpdateWebhookEndpointDto): Promise<WebhookEndpointView> {
+    await this.find(workspaceId, id);
+    const patch: Partial<WebhookEndpoint> = {};
+    if (body.url !== undefined) patch.url = await this.checkedUrl(body.url);
+    if (body.events !== undefined) patch.events = [...new Set(body.events)];
+    if (body.description !== undefined) patch.description = body.description;
+    if (Object.keys(patch).length) await this.endpoints.update(workspaceId, { id }, patch);
+    return toEndpointView(await this.find(workspaceId, id));
+  }
+
+  async remove(workspaceId: string, id: number): Promise<void> {
+    await this.db.transaction(async (manager) => {
+      const found = await this.endpoints.findOneForUpdate(workspaceId, { id }, manager);
+      if (!found) throw ApiError.notFound('Webhook endpoint');
+      await manager.delete(WebhookDelivery, { workspaceId, endpointId: id });
+      await manager.delete(WebhookEndpoint, { workspaceId, id });
+    });
+  }
+
+  /** Re-enables a disabled endpoint and resets its failure counter; waiting deliveries resume. */
+  async enable(workspaceId: string, id: number): Promise<WebhookEndpointView> {
+    await this.find(workspaceId, id);
+    await this.endpoints.update(
+      workspaceId,
+      { id },
+      { status: 'enabled', disabledReason: null, consecutiveFailures: 0 },
+    );
+    this.worker?.wake();
+    return toEndpointView(await this.find(workspaceId, id));
+  }
+
+  async rotateSecret(workspaceId: string, id: number): Promise<WebhookEndpointView & { secret: string }> {
+    await this.find(workspaceId, id);
+    const secret = generateSecret();
+    await this.endpoints.update(workspaceId, { id }, { secretSealed: seal(secret) });
+    return { ...toEndpointView(await this.find(workspaceId, id)), secret };
+  }
+
+  async listDeliveries(workspaceId: string, endpointId: number, query: PageQueryDto): Promise<Page<WebhookDelivery>> {
+    await this.find(workspaceId, endpointId);
+    const qb = this.deliveries.query(workspaceId, 'd').andWhere('d.endpointId = :endpointId', { endpointId });
+    return paginate(qb, 'd', query, {
+      tenant: workspaceId,
+      route: `webhook_endpoints.${endpointId}.deliveries.index`,
+    });
+  }
+
+  /**
+   * Queues a delivery again with a fresh set of attempts, due now. A delivery of a disabled
+   * endpoint is queued too and waits for the endpoint to be re-enabled.
+   */
+  async redeliver(workspaceId: string, endpointId: number, deliveryId: number): Promise<WebhookDeliveryView> {
+    await this.find(workspaceId, endpointId);
+    const found = await this.deliveries.findOne(workspaceId, { id: deliveryId, endpointId });
+    if (!found) throw ApiError.notFound('Webhook delivery');
+    await this.deliveries.update(
+      workspaceId,
+      { id: deliveryId, endpointId },
+      { status: 'pending', attempts: 0, nextAttemptAt: () => 'now()' },
+    );
+    this.worker?.wake();
+    const fresh = await this.deliveries.findOne(workspaceId, { id: deliveryId, endpointId });
+    return toDeliveryView(fresh!);
+  }
+}
