@@ -4,7 +4,13 @@
  * the check is not simply "reject everything".
  */
 import { resetConfig } from '../../config/app-config.js';
-import { addressProblem, checkTarget, type ResolvedAddress, type Resolver } from './target-guard.js';
+import {
+  addressProblem,
+  checkTarget,
+  UnsafeTargetError,
+  type ResolvedAddress,
+  type Resolver,
+} from './target-guard.js';
 
 const zone: Record<string, string[]> = {
   'internal.test': ['10.1.2.3'],
@@ -23,11 +29,14 @@ const zone: Record<string, string[]> = {
 };
 
 const resolver: Resolver = (hostname) => {
-  if (hostname === 'nxdomain.test') return Promise.reject(Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' }));
+  if (hostname === 'nxdomain.test')
+    return Promise.reject(Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' }));
   if (hostname === 'empty.test') return Promise.resolve([]);
   const list = zone[hostname];
   if (!list) return Promise.reject(new Error('ENOTFOUND'));
-  return Promise.resolve(list.map((address): ResolvedAddress => ({ address, family: address.includes(':') ? 6 : 4 })));
+  return Promise.resolve(
+    list.map((address): ResolvedAddress => ({ address, family: address.includes(':') ? 6 : 4 })),
+  );
 };
 
 const rejected: Array<[string, string]> = [
@@ -115,7 +124,7 @@ describe('webhook target guard', () => {
   it.each(rejected)('rejects %s: %s', async (_label, url) => {
     // 'localhost.' goes through the real resolver; the others through the injected one.
     const use = url.includes('localhost.') ? undefined : resolver;
-    await expect(checkTarget(url, use)).rejects.toThrow();
+    await expect(checkTarget(url, use)).rejects.toThrow(UnsafeTargetError);
   });
 
   it.each([

@@ -47,23 +47,16 @@ function embeddedV4(ip: ipaddr.IPv6): ipaddr.IPv4 | null {
   const b = ip.toByteArray();
   const range = ip.range();
   const allZero = (from: number, to: number): boolean => b.slice(from, to).every((x) => x === 0);
-  switch (range) {
-    case 'ipv4Mapped': // ::ffff:a.b.c.d
-    case 'rfc6145': // ::ffff:0:a.b.c.d
-      return v4FromBytes(b.slice(12, 16));
-    case 'rfc6052': // NAT64 64:ff9b::/96 (and the local-use 64:ff9b:1::/48)
-      return v4FromBytes(b.slice(12, 16));
-    case '6to4': // 2002:AABB:CCDD::/48
-      return v4FromBytes(b.slice(2, 6));
-    case 'teredo': // 2001:0::/32, client address is the last 32 bits inverted
-      return v4FromBytes(b.slice(12, 16).map((x) => x ^ 0xff));
-    default:
-      // IPv4-compatible (deprecated) ::a.b.c.d, excluding :: and ::1 which ipaddr classifies itself.
-      if (allZero(0, 12) && range !== 'unspecified' && range !== 'loopback') {
-        return v4FromBytes(b.slice(12, 16));
-      }
-      return null;
-  }
+  // ::ffff:a.b.c.d (mapped), ::ffff:0:a.b.c.d (RFC 6145), NAT64 64:ff9b::/96 (and 64:ff9b:1::/48)
+  if (range === 'ipv4Mapped' || range === 'rfc6145' || range === 'rfc6052')
+    return v4FromBytes(b.slice(12, 16));
+  // 6to4 2002:AABB:CCDD::/48
+  if (range === '6to4') return v4FromBytes(b.slice(2, 6));
+  // Teredo 2001:0::/32: the client address is the last 32 bits, inverted
+  if (range === 'teredo') return v4FromBytes(b.slice(12, 16).map((x) => x ^ 0xff));
+  // IPv4-compatible (deprecated) ::a.b.c.d, except :: and ::1 which ipaddr classifies itself
+  if (allZero(0, 12) && range !== 'unspecified' && range !== 'loopback') return v4FromBytes(b.slice(12, 16));
+  return null;
 }
 
 /** The reason an address is not public unicast, or null when it is. */

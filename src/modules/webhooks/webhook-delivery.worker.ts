@@ -19,7 +19,12 @@ import { Waker } from './loop.js';
 import { signedHeaders, standardKey } from './signing.js';
 import { checkTarget, UnsafeTargetError } from './target-guard.js';
 import { WebhookHttpClient, type AttemptOutcome } from './webhook-http.js';
-import { DISABLE_AFTER_FAILURES, MAX_ATTEMPTS, webhookSettings, type WebhookSettings } from './webhook-settings.js';
+import {
+  DISABLE_AFTER_FAILURES,
+  MAX_ATTEMPTS,
+  webhookSettings,
+  type WebhookSettings,
+} from './webhook-settings.js';
 
 interface ClaimedRow {
   id: number;
@@ -186,7 +191,14 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
       target = await checkTarget(row.url);
     } catch (err) {
       const message = err instanceof UnsafeTargetError ? err.message : 'target check failed';
-      return { ok: false, statusCode: null, error: message, errorClass: 'blocked_target', durationMs: 0, excerpt: null };
+      return {
+        ok: false,
+        statusCode: null,
+        error: message,
+        errorClass: 'blocked_target',
+        durationMs: 0,
+        excerpt: null,
+      };
     }
     const occurredAt = row.occurred_at instanceof Date ? row.occurred_at : new Date(row.occurred_at);
     const body = JSON.stringify({

@@ -75,7 +75,11 @@ function classify(err: unknown): { errorClass: ErrorClass; message: string } {
   ) {
     return { errorClass: 'timeout', message: 'timeout' };
   }
-  if (code.startsWith('ERR_TLS') || code.startsWith('CERT_') || /certificate|ssl|tls/i.test(e?.message ?? '')) {
+  if (
+    code.startsWith('ERR_TLS') ||
+    code.startsWith('CERT_') ||
+    /certificate|ssl|tls/i.test(e?.message ?? '')
+  ) {
     return { errorClass: 'tls', message: `TLS error (${code || 'handshake failed'})` };
   }
   if (code) return { errorClass: 'connection', message: `connection error (${code})` };

@@ -123,7 +123,11 @@ export class WebhooksService {
     return toEndpointView(await this.find(workspaceId, id));
   }
 
-  async update(workspaceId: string, id: number, body: UpdateWebhookEndpointDto): Promise<WebhookEndpointView> {
+  async update(
+    workspaceId: string,
+    id: number,
+    body: UpdateWebhookEndpointDto,
+  ): Promise<WebhookEndpointView> {
     await this.find(workspaceId, id);
     const patch: Partial<WebhookEndpoint> = {};
     if (body.url !== undefined) patch.url = await this.checkedUrl(body.url);
@@ -161,7 +165,11 @@ export class WebhooksService {
     return { ...toEndpointView(await this.find(workspaceId, id)), secret };
   }
 
-  async listDeliveries(workspaceId: string, endpointId: number, query: PageQueryDto): Promise<Page<WebhookDelivery>> {
+  async listDeliveries(
+    workspaceId: string,
+    endpointId: number,
+    query: PageQueryDto,
+  ): Promise<Page<WebhookDelivery>> {
     await this.find(workspaceId, endpointId);
     const qb = this.deliveries.query(workspaceId, 'd').andWhere('d.endpointId = :endpointId', { endpointId });
     return paginate(qb, 'd', query, {
