@@ -139,7 +139,7 @@ export class CampaignsService {
 
   async show(workspaceId: string, id: number): Promise<CampaignView> {
     const row = await this.campaigns.findOne(workspaceId, { id });
-    if (!row) throw ApiError.notFound('Campaign');
+    if (!row) throw ApiError.notFound();
     return toCampaignView(row);
   }
 
@@ -154,7 +154,7 @@ export class CampaignsService {
     this.checkSchedule(body.schedule);
     return this.db.transaction(async (manager) => {
       const row = await this.campaigns.findOneForUpdate(workspaceId, { id }, manager);
-      if (!row) throw ApiError.notFound('Campaign');
+      if (!row) throw ApiError.notFound();
       const from = row.status;
       const to = body.status ?? from;
       if (to !== from && !campaignMoveAllowed(from, to)) {

@@ -68,7 +68,7 @@ export class EnrollmentsService {
         where: { workspaceId, id: campaignId },
         lock: { mode: 'pessimistic_read' },
       });
-      if (!campaign) throw ApiError.notFound('Campaign');
+      if (!campaign) throw ApiError.notFound();
       if (campaign.status !== 'active') {
         throw ApiError.validation(
           'campaign_id',
@@ -141,7 +141,7 @@ export class EnrollmentsService {
 
   async show(workspaceId: string, id: number): Promise<EnrollmentView> {
     const row = await this.enrollments.findOne(workspaceId, { id });
-    if (!row) throw ApiError.notFound('Enrollment');
+    if (!row) throw ApiError.notFound();
     return toEnrollmentView(row);
   }
 
@@ -176,7 +176,7 @@ export class EnrollmentsService {
   ): Promise<EnrollmentView> {
     return this.db.transaction(async (manager) => {
       const row = await this.enrollments.findOneForUpdate(workspaceId, { id }, manager);
-      if (!row) throw ApiError.notFound('Enrollment');
+      if (!row) throw ApiError.notFound();
       const next = nextEnrollmentStatus(row.status, action);
       if (next === null) throw ApiError.conflict(`A ${row.status} enrollment cannot ${action}`);
       const patch: Partial<Enrollment> = { status: next };

@@ -128,7 +128,7 @@ export class InboxesService {
 
   async show(workspaceId: string, id: string): Promise<InboxView> {
     const row = await this.inboxes.findOne(workspaceId, { id });
-    if (!row) throw ApiError.notFound('Inbox');
+    if (!row) throw ApiError.notFound();
     return toInboxView(row);
   }
 

@@ -96,7 +96,7 @@ export class SequencesService {
 
   async show(workspaceId: string, id: number): Promise<SequenceView> {
     const row = await this.sequences.findOne(workspaceId, { id });
-    if (!row) throw ApiError.notFound('Sequence');
+    if (!row) throw ApiError.notFound();
     return toSequenceView(row);
   }
 
@@ -111,7 +111,7 @@ export class SequencesService {
     const steps = body.steps !== undefined ? normaliseSteps(body.steps) : undefined;
     return this.db.transaction(async (manager) => {
       const row = await this.sequences.findOneForUpdate(workspaceId, { id }, manager);
-      if (!row) throw ApiError.notFound('Sequence');
+      if (!row) throw ApiError.notFound();
       if (steps !== undefined && row.status !== 'draft') {
         throw ApiError.conflict(`Steps can only change while the sequence is draft; it is ${row.status}`);
       }
@@ -130,7 +130,7 @@ export class SequencesService {
   async publish(workspaceId: string, id: number): Promise<SequenceView> {
     return this.db.transaction(async (manager) => {
       const row = await this.sequences.findOneForUpdate(workspaceId, { id }, manager);
-      if (!row) throw ApiError.notFound('Sequence');
+      if (!row) throw ApiError.notFound();
       if (row.status !== 'draft') {
         throw ApiError.conflict(`Only a draft sequence can be published; it is ${row.status}`);
       }

@@ -92,20 +92,20 @@ export class ThreadsService {
 
   async show(workspaceId: string, id: number): Promise<ThreadView> {
     const row = await this.threads.findOne(workspaceId, { id });
-    if (!row) throw ApiError.notFound('Thread');
+    if (!row) throw ApiError.notFound();
     return toThreadView(row);
   }
 
   async messagesOf(workspaceId: string, threadId: number, query: PageQueryDto): Promise<Page<Message>> {
     const thread = await this.threads.findOne(workspaceId, { id: threadId });
-    if (!thread) throw ApiError.notFound('Thread');
+    if (!thread) throw ApiError.notFound();
     const qb = this.messages.query(workspaceId, 'm').andWhere('m.threadId = :threadId', { threadId });
     return paginate(qb, 'm', query, { tenant: workspaceId, route: `threads.${threadId}.messages.index` });
   }
 
   async message(workspaceId: string, id: number): Promise<MessageView> {
     const row = await this.messages.findOne(workspaceId, { id });
-    if (!row) throw ApiError.notFound('Message');
+    if (!row) throw ApiError.notFound();
     return toMessageView(row);
   }
 }

@@ -1,0 +1,219 @@
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { api, bootApp, createTenant, mintKey, type TestTenant } from './helpers/app.js';
+
+const MALFORMED = ['abc', '0', '-1', '1'.repeat(30), '1.5'];
+const step = (position: number, extra: Record<string, unknown> = {}) => ({
+  position,
+  delay_minutes: position === 1 ? 0 : 60,
+  subject: position === 1 ? 'Hello {{ first_name }}' : null,
+  body: `Step ${position} for {{ company | default: "you" }}`,
+  ...extra,
+});
+
+describe('sequences', () => {
+  let app: NestExpressApplication;
+  let t: TestTenant;
+  let other: TestTenant;
+
+  beforeAll(async () => {
+    app = await bootApp();
+    t = await createTenant(app);
+    other = await createTenant(app);
+  });
+  afterAll(() => app.close());
+
+  const create = async (body: Record<string, unknown>) => api(app, t.token).post('/sequences').send(body);
+
+  it('creates a draft with steps and shows it', async () => {
+    const res = await create({ name: 'Intro', steps: [step(1), step(2)] });
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({
+      name: 'Intro',
+      status: 'draft',
+      published_at: null,
+      steps: [
+        { position: 1, delay_minutes: 0, subject: 'Hello {{ first_name }}' },
+        { position: 2, delay_minutes: 60, subject: null },
+      ],
+    });
+    expect(Object.keys(res.body.data).sort()).toEqual(
+      ['created_at', 'id', 'name', 'published_at', 'status', 'steps', 'updated_at'].sort(),
+    );
+    const shown = await api(app, t.token).get(`/sequences/${res.body.data.id}`);
+    expect(shown.status).toBe(200);
+    expect(shown.body.data).toEqual(res.body.data);
+  });
+
+  it('validates steps: positions, delays, step-1 subject, unknown fields', async () => {
+    const cases: Array<[unknown[], string]> = [
+      [[step(2)], 'steps.0.position'],
+      [[step(1), step(3)], 'steps.1.position'],
+      [[step(2), step(1)], 'steps.0.position'],
+      [[step(1, { delay_minutes: -1 })], 'steps.0.delay_minutes'],
+      [[step(1, { delay_minutes: 1.5 })], 'steps.0.delay_minutes'],
+      [[step(1, { subject: null })], 'steps.0.subject'],
+      [[step(1, { subject: '   ' })], 'steps.0.subject'],
+      [[step(1, { body: '' })], 'steps.0.body'],
+      [[step(1, { extra: 1 })], 'steps.0.extra'],
+    ];
+    for (const [steps, field] of cases) {
+      const res = await create({ name: 'Bad', steps });
+      expect({ field, status: res.status, got: res.body.error?.field }).toEqual({
+        field,
+        status: 422,
+        got: field,
+      });
+      expect(res.body.error.type).toBe('validation_failed');
+    }
+    const unknown = await create({ name: 'x', status: 'published' });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.error.field).toBe('status');
+  });
+
+  it('rejects templates that do not parse, naming the step and the field', async () => {
+    const cases: Array<[unknown[], string]> = [
+      [[step(1, { body: 'Hi {{ first_name' })], 'steps.0.body'],
+      [[step(1, { subject: '{% if x %}open' })], 'steps.0.subject'],
+      [[step(1), step(2, { body: '{{ x | nope }}' })], 'steps.1.body'],
+      [[step(1), step(2, { subject: '{% endif %}' })], 'steps.1.subject'],
+      [[step(1), step(2), step(3, { body: "{% include 'secrets' %}" })], 'steps.2.body'],
+      [[step(1, { body: "{% render '/etc/passwd' %}" })], 'steps.0.body'],
+    ];
+    for (const [steps, field] of cases) {
+      const res = await create({ name: 'Bad template', steps });
+      expect({ field, status: res.status, got: res.body.error?.field }).toEqual({
+        field,
+        status: 422,
+        got: field,
+      });
+      expect(res.body.error.message).not.toMatch(/\n|at .*\.js/);
+    }
+    const seq = (await create({ name: 'Fine' })).body.data;
+    const patch = await api(app, t.token)
+      .patch(`/sequences/${seq.id}`)
+      .send({ steps: [step(1), step(2, { body: '{% for %}' })] });
+    expect(patch.status).toBe(422);
+    expect(patch.body.error.field).toBe('steps.1.body');
+  });
+
+  it('replaces steps while draft, publishes, then freezes steps (409)', async () => {
+    const seq = (await create({ name: 'Flow' })).body.data;
+    const noSteps = await api(app, t.token).post(`/sequences/${seq.id}/publish`);
+    expect(noSteps.status).toBe(422);
+    expect(noSteps.body.error.field).toBe('steps');
+
+    const replaced = await api(app, t.token)
+      .patch(`/sequences/${seq.id}`)
+      .send({ steps: [step(1), step(2), step(3)] });
+    expect(replaced.status).toBe(200);
+    expect(replaced.body.data.steps).toHaveLength(3);
+    const shrunk = await api(app, t.token)
+      .patch(`/sequences/${seq.id}`)
+      .send({ steps: [step(1)] });
+    expect(shrunk.body.data.steps).toHaveLength(1);
+
+    const published = await api(app, t.token).post(`/sequences/${seq.id}/publish`);
+    expect(published.status).toBe(200);
+    expect(published.body.data.status).toBe('published');
+    expect(published.body.data.published_at).toEqual(expect.any(String));
+
+    const frozen = await api(app, t.token)
+      .patch(`/sequences/${seq.id}`)
+      .send({ steps: [step(1), step(2)] });
+    expect(frozen.status).toBe(409);
+    expect(frozen.body.error.type).toBe('conflict');
+    const again = await api(app, t.token).post(`/sequences/${seq.id}/publish`);
+    expect(again.status).toBe(409);
+
+    const renamed = await api(app, t.token).patch(`/sequences/${seq.id}`).send({ name: 'Flow v1' });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.data).toMatchObject({ name: 'Flow v1', status: 'published' });
+    expect(renamed.body.data.steps).toHaveLength(1);
+
+    const archived = await api(app, t.token).patch(`/sequences/${seq.id}`).send({ status: 'archived' });
+    expect(archived.body.data.status).toBe('archived');
+    expect((await api(app, t.token).post(`/sequences/${seq.id}/publish`)).status).toBe(409);
+    const badStatus = await api(app, t.token).patch(`/sequences/${seq.id}`).send({ status: 'published' });
+    expect(badStatus.status).toBe(422);
+    expect(badStatus.body.error.field).toBe('status');
+  });
+
+  it('publishes exactly once under concurrency', async () => {
+    const seq = (await create({ name: 'Race', steps: [step(1)] })).body.data;
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => api(app, t.token).post(`/sequences/${seq.id}/publish`)),
+    );
+    const codes = results.map((r) => r.status).sort();
+    expect(codes).toEqual([200, 409, 409, 409, 409, 409]);
+  });
+
+  it('lists newest first with cursor paging, only this tenant', async () => {
+    const mine = await createTenant(app);
+    const ids: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      ids.push(
+        (
+          await api(app, mine.token)
+            .post('/sequences')
+            .send({ name: `S${i}` })
+        ).body.data.id,
+      );
+    }
+    await api(app, other.token).post('/sequences').send({ name: 'foreign' });
+    const page1 = await api(app, mine.token).get('/sequences?per_page=3&name=foreign');
+    expect(page1.status).toBe(200);
+    expect(page1.body.data.map((s: { id: number }) => s.id)).toEqual([ids[4], ids[3], ids[2]]);
+    const page2 = await api(app, mine.token).get(`/sequences?per_page=3&cursor=${page1.body.next_cursor}`);
+    expect(page2.body.data.map((s: { id: number }) => s.id)).toEqual([ids[1], ids[0]]);
+    expect(page2.body.next_cursor).toBeNull();
+    const foreignCursor = await api(app, other.token).get(`/sequences?cursor=${page1.body.next_cursor}`);
+    expect(foreignCursor.status).toBe(422);
+    expect(foreignCursor.body.error.field).toBe('cursor');
+  });
+
+  it('enforces scopes', async () => {
+    const readOnly = await mintKey(app, {
+      tier: 'workspace',
+      workspaceId: t.workspaceId,
+      scopes: ['sequences:read'],
+    });
+    expect((await api(app, readOnly).get('/sequences')).status).toBe(200);
+    expect((await api(app, readOnly).post('/sequences').send({ name: 'x' })).status).toBe(403);
+    const none = await mintKey(app, {
+      tier: 'workspace',
+      workspaceId: t.workspaceId,
+      scopes: ['contacts:read'],
+    });
+    expect((await api(app, none).get('/sequences')).status).toBe(403);
+  });
+
+  it('answers the same 404 for foreign, missing and malformed ids on every id route', async () => {
+    const foreign = (
+      await api(app, other.token)
+        .post('/sequences')
+        .send({ name: 'theirs', steps: [step(1)] })
+    ).body.data.id as number;
+    const routes: Array<[string, (id: string) => string, Record<string, unknown> | undefined]> = [
+      ['get', (id) => `/sequences/${id}`, undefined],
+      ['patch', (id) => `/sequences/${id}`, { name: 'mine now' }],
+      ['post', (id) => `/sequences/${id}/publish`, undefined],
+    ];
+    for (const [method, path, body] of routes) {
+      const bodies = new Set<string>();
+      for (const id of [String(foreign), '2147483647', ...MALFORMED]) {
+        const client = api(app, t.token) as unknown as Record<
+          string,
+          (p: string) => import('supertest').Test
+        >;
+        let req = client[method](path(id));
+        if (body) req = req.send(body);
+        const res = await req;
+        expect({ method, id, status: res.status }).toEqual({ method, id, status: 404 });
+        bodies.add(JSON.stringify(res.body));
+      }
+      expect(bodies.size).toBe(1);
+    }
+    const still = await api(app, other.token).get(`/sequences/${foreign}`);
+    expect(still.body.data).toMatchObject({ name: 'theirs', status: 'draft' });
+  });
+});
