@@ -103,6 +103,8 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
   private loop: Promise<void> | null = null;
   private readonly waker = new Waker();
   private inFlight = 0;
+  /** The last claim filled its batch, so more may be due: a finished attempt claims again at once. */
+  private backlog = false;
   private readonly attempts = new Set<Promise<void>>();
   private readonly results: Result[] = [];
   private flushing: Promise<void> | null = null;
@@ -153,7 +155,8 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
         logger.error({ err }, 'webhook delivery claim failed');
       }
       for (const row of claimed) this.start(row);
-      if (claimed.length < Math.min(free, batch)) await this.waker.sleep(pollMs);
+      this.backlog = claimed.length >= Math.min(free, batch);
+      if (!this.backlog) await this.waker.sleep(pollMs);
     }
   }
 
@@ -168,7 +171,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
       .finally(() => {
         this.inFlight -= 1;
         this.attempts.delete(p);
-        this.waker.wake();
+        if (this.backlog) this.waker.wake();
       });
     this.attempts.add(p);
   }
