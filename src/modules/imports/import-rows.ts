@@ -1,0 +1,315 @@
+/**
+ * Request-time parsing and normalisation of an import (pure functions, no I/O).
+ *
+ * Every data row becomes exactly one staged value (numbered 1.. in input order):
+ * - a valid row: the normalised contact fields that were PROVIDED (an absent field never
+ *   overwrites on update), always with `email`;
+ * - `{_error: {field, message}}` for an invalid row (counted and listed, never aborts the batch);
+ * - `{_dup: true}` for a repeated address after its first valid row (counted as skipped).
+ * Marking duplicates here, once, keeps the job's counters exact across chunks and resumes.
+ */
+import { parse as parseCsv } from 'csv-parse/sync';
+import { isEmail } from 'class-validator';
+import { CONTACT_STAGES } from '../contacts/entities/contact.entity.js';
+
+export const TEXT_FIELDS = ['first_name', 'last_name', 'company', 'title', 'phone'] as const;
+export const CONTACT_FIELDS = ['email', ...TEXT_FIELDS, 'timezone', 'stage', 'custom_fields'] as const;
+// The same limits as the contacts API (src/modules/contacts/contact-fields.ts).
+export const MAX_CUSTOM_FIELDS = 50;
+export const MAX_EMAIL_LENGTH = 254;
+export const MAX_TEXT_LENGTH = 255;
+export const MAX_PHONE_LENGTH = 64;
+export const MAX_CUSTOM_KEY_LENGTH = 100;
+export const MAX_CUSTOM_VALUE_LENGTH = 2000;
+
+type TextField = (typeof TEXT_FIELDS)[number];
+
+export interface StagedContact {
+  email: string;
+  first_name?: string | null;
+  last_name?: string | null;
+  company?: string | null;
+  title?: string | null;
+  phone?: string | null;
+  timezone?: string | null;
+  stage?: string;
+  /** A null value removes that key from an existing contact. */
+  custom_fields?: Record<string, string | null>;
+}
+
+export interface RowProblem {
+  field: string;
+  message: string;
+}
+
+export type StagedRow = StagedContact | { _error: RowProblem } | { _dup: true };
+
+export interface StagedImport {
+  rows: StagedRow[];
+  /** Rows that are valid and first for their address. */
+  valid: number;
+  invalid: number;
+  duplicates: number;
+}
+
+/** A request-level problem (the whole request is refused with 422 naming `field`). */
+export class ImportInputError extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+class RowError extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/;
+let knownZones: Map<string, string> | undefined;
+
+/**
+ * The IANA name to store, or undefined when `value` is not a named time zone (offsets are refused).
+ * Names the runtime lists are case-corrected; other names the tz database accepts are kept as given.
+ */
+export function canonicalTimezone(value: string): string | undefined {
+  if (value.length > 64 || !ZONE_NAME.test(value)) return undefined;
+  knownZones ??= new Map(
+    [...Intl.supportedValuesOf('timeZone'), 'UTC', 'Etc/UTC'].map((z) => [z.toLowerCase(), z]),
+  );
+  const known = knownZones.get(value.toLowerCase());
+  if (known) return known;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: value });
+    return value;
+  } catch {
+    return undefined;
+  }
+}
+
+export function normaliseEmail(value: unknown): string {
+  if (typeof value !== 'string') throw new RowError('email', 'email must be a string');
+  const email = value.trim().toLowerCase();
+  if (!email) throw new RowError('email', 'email is required');
+  if (
+    email.length > MAX_EMAIL_LENGTH ||
+    !isEmail(email, { require_tld: true, allow_display_name: false, allow_ip_domain: false })
+  ) {
+    throw new RowError('email', 'email must be a valid email address');
+  }
+  return email;
+}
+
+function text(field: string, value: unknown, max = MAX_TEXT_LENGTH): string | null {
+  if (value === null) return null;
+  if (typeof value !== 'string') throw new RowError(field, `${field} must be a string or null`);
+  if (value.length > max) throw new RowError(field, `${field} must be at most ${max} characters`);
+  if (value.includes('\u0000')) throw new RowError(field, `${field} must not contain NUL characters`);
+  return value;
+}
+
+const hasControlCharacter = (s: string): boolean => {
+  for (let i = 0; i < s.length; i += 1) if (s.charCodeAt(i) < 0x20) return true;
+  return false;
+};
+
+function customFields(value: unknown, field = 'custom_fields'): Record<string, string | null> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new RowError(field, 'custom_fields must be an object of string values');
+  }
+  const out: Record<string, string | null> = {};
+  const entries = Object.entries(value as Record<string, unknown>);
+  if (entries.length > MAX_CUSTOM_FIELDS) {
+    throw new RowError(field, `custom_fields may have at most ${MAX_CUSTOM_FIELDS} keys`);
+  }
+  for (const [key, v] of entries) {
+    const name = `custom_fields.${key}`;
+    if (!key || key.length > MAX_CUSTOM_KEY_LENGTH || hasControlCharacter(key)) {
+      throw new RowError(
+        name,
+        `custom field names must be 1 to ${MAX_CUSTOM_KEY_LENGTH} printable characters`,
+      );
+    }
+    if (v === null) {
+      out[key] = null;
+      continue;
+    }
+    if (typeof v !== 'string') throw new RowError(name, `${name} must be a string (or null to remove it)`);
+    if (v.length > MAX_CUSTOM_VALUE_LENGTH || v.includes('\u0000')) {
+      throw new RowError(name, `${name} must be at most ${MAX_CUSTOM_VALUE_LENGTH} characters`);
+    }
+    out[key] = v;
+  }
+  return out;
+}
+
+/** Normalises one JSON contact object; throws RowError naming the first bad field. */
+export function normaliseContact(input: unknown): StagedContact {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw new RowError('row', 'each contact must be a JSON object');
+  }
+  const row = input as Record<string, unknown>;
+  for (const key of Object.keys(row)) {
+    if (!(CONTACT_FIELDS as readonly string[]).includes(key)) {
+      throw new RowError(key, `${key} is not a recognised field`);
+    }
+  }
+  if (!('email' in row) || row.email === undefined || row.email === null) {
+    throw new RowError('email', 'email is required');
+  }
+  const out: StagedContact = { email: normaliseEmail(row.email) };
+  for (const field of TEXT_FIELDS) {
+    if (row[field] !== undefined) {
+      out[field as TextField] = text(
+        field,
+        row[field],
+        field === 'phone' ? MAX_PHONE_LENGTH : MAX_TEXT_LENGTH,
+      );
+    }
+  }
+  if (row.timezone !== undefined) {
+    if (row.timezone === null) {
+      out.timezone = null;
+    } else {
+      const zone = typeof row.timezone === 'string' ? canonicalTimezone(row.timezone.trim()) : undefined;
+      if (!zone) throw new RowError('timezone', 'timezone must be an IANA time zone name or null');
+      out.timezone = zone;
+    }
+  }
+  if (row.stage !== undefined) {
+    if (typeof row.stage !== 'string' || !(CONTACT_STAGES as readonly string[]).includes(row.stage)) {
+      throw new RowError('stage', `stage must be one of ${CONTACT_STAGES.join(', ')}`);
+    }
+    out.stage = row.stage;
+  }
+  if (row.custom_fields !== undefined && row.custom_fields !== null) {
+    out.custom_fields = customFields(row.custom_fields);
+  }
+  return out;
+}
+
+/** Normalises rows (JSON objects, or CSV records already mapped to objects) and marks duplicates. */
+export function stageRows(inputs: Iterable<unknown>, csvProblems?: Map<number, RowProblem>): StagedImport {
+  const rows: StagedRow[] = [];
+  const seen = new Set<string>();
+  let valid = 0;
+  let invalid = 0;
+  let duplicates = 0;
+  let index = 0;
+  for (const input of inputs) {
+    index += 1;
+    const problem = csvProblems?.get(index);
+    if (problem) {
+      rows.push({ _error: problem });
+      invalid += 1;
+      continue;
+    }
+    try {
+      const contact = normaliseContact(input);
+      if (seen.has(contact.email)) {
+        rows.push({ _dup: true });
+        duplicates += 1;
+      } else {
+        seen.add(contact.email);
+        rows.push(contact);
+        valid += 1;
+      }
+    } catch (err) {
+      if (!(err instanceof RowError)) throw err;
+      rows.push({ _error: { field: err.field, message: err.message } });
+      invalid += 1;
+    }
+  }
+  return { rows, valid, invalid, duplicates };
+}
+
+export interface CsvRecords {
+  records: Array<Record<string, unknown>>;
+  /** 1-based data row → problem found while reading the CSV itself (e.g. a wrong column count). */
+  problems: Map<number, RowProblem>;
+}
+
+const FIELD_ALIASES: Record<string, string> = {
+  e_mail: 'email',
+  email_address: 'email',
+  firstname: 'first_name',
+  lastname: 'last_name',
+  time_zone: 'timezone',
+};
+
+/** Maps a header cell to a contact field, `custom_fields.<name>`, or a custom field named as written. */
+function headerTarget(raw: string): { field: string } | { custom: string } {
+  const name = raw.trim();
+  const key = name.toLowerCase().replace(/[\s-]+/g, '_');
+  const field = FIELD_ALIASES[key] ?? key;
+  if (field !== 'custom_fields' && (CONTACT_FIELDS as readonly string[]).includes(field)) return { field };
+  if (/^custom_fields\./i.test(name)) return { custom: name.slice('custom_fields.'.length) };
+  return { custom: name };
+}
+
+/**
+ * Parses CSV text with csv-parse: the header row names contact fields (case-insensitive, spaces or
+ * dashes as underscores), every other column goes to custom_fields. Empty cells are "not provided".
+ * Blank lines are skipped and not counted as data rows.
+ */
+export function readCsv(csv: string): CsvRecords {
+  let table: string[][];
+  try {
+    table = parseCsv(csv, {
+      bom: true,
+      relax_column_count: true,
+      skip_empty_lines: true,
+      trim: true,
+    }) as string[][];
+  } catch (err) {
+    const message = err instanceof Error ? err.message.split('\n')[0] : 'malformed CSV';
+    throw new ImportInputError('csv', `csv could not be parsed: ${message}`);
+  }
+  const header = table[0];
+  if (!header || header.every((h) => h === '')) {
+    throw new ImportInputError('csv', 'csv must start with a header row naming the columns');
+  }
+  const targets = header.map((h, i) => {
+    if (!h) throw new ImportInputError('csv', `csv header column ${i + 1} is empty`);
+    return headerTarget(h);
+  });
+  const names = targets.map((t) => ('field' in t ? t.field : `custom_fields.${t.custom}`));
+  const dupe = names.find((n, i) => names.indexOf(n) !== i);
+  if (dupe) throw new ImportInputError('csv', `csv header names ${dupe} more than once`);
+  if (!names.includes('email')) throw new ImportInputError('csv', 'csv header must have an email column');
+  const records: Array<Record<string, unknown>> = [];
+  const problems = new Map<number, RowProblem>();
+  for (let r = 1; r < table.length; r += 1) {
+    const cells = table[r];
+    if (cells.length !== header.length) {
+      problems.set(r, {
+        field: 'row',
+        message: `row has ${cells.length} columns but the header has ${header.length}`,
+      });
+      records.push({});
+      continue;
+    }
+    const record: Record<string, unknown> = {};
+    let custom: Record<string, string> | undefined;
+    for (let c = 0; c < cells.length; c += 1) {
+      const value = cells[c];
+      if (value === '') continue;
+      const target = targets[c];
+      if ('field' in target) {
+        record[target.field] = value;
+      } else {
+        custom ??= {};
+        custom[target.custom] = value;
+      }
+    }
+    if (custom) record.custom_fields = custom;
+    records.push(record);
+  }
+  return { records, problems };
+}

@@ -1,0 +1,13 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { TenantRepository } from '../../common/tenant/tenant-repository.js';
+import { ImportBatch } from './entities/import-batch.entity.js';
+
+/** Tenant-scoped access to import batches (built on the DataSource so the CLI can use it too). */
+@Injectable()
+export class ImportsRepository extends TenantRepository<ImportBatch> {
+  constructor(@InjectDataSource() db: DataSource) {
+    super(db.getRepository(ImportBatch));
+  }
+}

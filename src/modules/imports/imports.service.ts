@@ -1,0 +1,150 @@
+/**
+ * Bulk contact imports (CONTRACT §8): validates the request, stages every row in PostgreSQL in the
+ * same transaction as the batch row (so any worker can run or resume it), and reads batches back.
+ * Running a batch is ImportRunner's job; enqueueing it is the caller's (controller or CLI).
+ */
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import { ApiError } from '../../common/http/api-error.js';
+import { paginate, type Page, type PageQueryDto } from '../../common/http/pagination.js';
+import { ImportBatch } from './entities/import-batch.entity.js';
+import { capCheck } from './import-runner.js';
+import { ImportInputError, readCsv, stageRows, type StagedImport, type StagedRow } from './import-rows.js';
+import { toImportView, type ImportView } from './import-view.js';
+import { ImportsRepository } from './imports.repository.js';
+
+export interface ImportInput {
+  contacts?: unknown[] | null;
+  csv?: string | null;
+  update_existing?: boolean | null;
+}
+
+/** Staged rows per INSERT statement. */
+const STAGE_BATCH = 5000;
+
+interface Plan {
+  import_row_cap: number;
+  max_contacts_per_workspace: number;
+}
+
+@Injectable()
+export class ImportsService {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly imports: ImportsRepository,
+  ) {}
+
+  /**
+   * Validates and stages an import; answers the queued batch. 422 when the shape is wrong, the rows
+   * exceed the plan's import_row_cap, or the new contacts would pass max_contacts_per_workspace.
+   */
+  async create(workspaceId: string, input: ImportInput, source: 'api' | 'cli' = 'api'): Promise<ImportView> {
+    const hasContacts = input.contacts !== undefined && input.contacts !== null;
+    const hasCsv = input.csv !== undefined && input.csv !== null;
+    if (hasContacts && hasCsv) throw ApiError.validation('csv', 'Send either contacts or csv, not both');
+    if (!hasContacts && !hasCsv) throw ApiError.validation('contacts', 'contacts or csv is required');
+    const field = hasContacts ? 'contacts' : 'csv';
+    const plan = await this.plan(workspaceId);
+    let staged: StagedImport;
+    try {
+      if (hasContacts) {
+        const rows = input.contacts!;
+        if (!Array.isArray(rows)) throw new ImportInputError('contacts', 'contacts must be an array');
+        this.checkRowCap(field, rows.length, plan);
+        staged = stageRows(rows);
+      } else {
+        const { records, problems } = readCsv(input.csv!);
+        this.checkRowCap(field, records.length, plan);
+        staged = stageRows(records, problems);
+      }
+    } catch (err) {
+      if (err instanceof ImportInputError) throw ApiError.validation(err.field, err.message);
+      throw err;
+    }
+    const batch = await this.db.transaction(async (m) => {
+      const created = await this.imports.insert(
+        workspaceId,
+        {
+          status: 'queued',
+          source,
+          updateExisting: input.update_existing ?? true,
+          totalRows: staged.rows.length,
+        },
+        m,
+      );
+      await this.stage(m, created.id, staged.rows);
+      const { newContacts, room } = await capCheck(m, created.id, workspaceId, 0);
+      if (newContacts > room) {
+        throw ApiError.validation(
+          field,
+          `The import would add ${newContacts} new contacts but the workspace has room for ${Math.max(0, room)} ` +
+            `(plan max_contacts_per_workspace ${plan.max_contacts_per_workspace})`,
+        );
+      }
+      return created;
+    });
+    return toImportView(batch);
+  }
+
+  async show(workspaceId: string, id: number): Promise<ImportView> {
+    const batch = await this.imports.findOne(workspaceId, { id });
+    if (!batch) throw ApiError.notFound('Import');
+    return toImportView(batch);
+  }
+
+  async list(workspaceId: string, query: PageQueryDto): Promise<Page<ImportBatch>> {
+    return paginate(this.imports.query(workspaceId, 'i'), 'i', query, {
+      tenant: workspaceId,
+      route: 'imports.index',
+    });
+  }
+
+  /** Imports left queued or processing (for the recovery path of the workers). */
+  async unfinished(): Promise<Array<{ id: number; workspaceId: string }>> {
+    const rows = (await this.db.query(
+      `SELECT id, workspace_id FROM imports WHERE status IN ('queued', 'processing') ORDER BY id`,
+    )) as Array<{ id: number; workspace_id: string }>;
+    return rows.map((r) => ({ id: r.id, workspaceId: r.workspace_id }));
+  }
+
+  /** Marks a batch failed (a job that ran out of attempts); finished batches are left alone. */
+  async markFailed(id: number, reason: string): Promise<void> {
+    await this.db.query(
+      `UPDATE imports SET status = 'failed', failure_reason = $2, finished_at = now()
+       WHERE id = $1 AND status IN ('queued', 'processing')`,
+      [id, reason],
+    );
+  }
+
+  private async plan(workspaceId: string): Promise<Plan> {
+    const [plan] = (await this.db.query(
+      `SELECT o.import_row_cap, o.max_contacts_per_workspace
+       FROM workspaces w JOIN organizations o ON o.id = w.organization_id WHERE w.id = $1`,
+      [workspaceId],
+    )) as Plan[];
+    if (!plan) throw ApiError.notFound('Workspace');
+    return plan;
+  }
+
+  private checkRowCap(field: string, rows: number, plan: Plan): void {
+    if (rows === 0) throw new ImportInputError(field, `${field} must contain at least one row`);
+    if (rows > plan.import_row_cap) {
+      throw new ImportInputError(
+        field,
+        `${rows} rows exceed the plan's import_row_cap of ${plan.import_row_cap} rows per import`,
+      );
+    }
+  }
+
+  /** Bulk insert of the staged rows: one statement per STAGE_BATCH rows, unnested from a jsonb array. */
+  private async stage(m: EntityManager, importId: number, rows: StagedRow[]): Promise<void> {
+    for (let i = 0; i < rows.length; i += STAGE_BATCH) {
+      await m.query(
+        `INSERT INTO import_rows (import_id, row_number, data)
+         SELECT $1, $2 + t.ord::int, t.value FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS t(value, ord)`,
+        [importId, i, JSON.stringify(rows.slice(i, i + STAGE_BATCH))],
+      );
+    }
+  }
+}
