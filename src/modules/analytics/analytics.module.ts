@@ -1,5 +1,14 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AnalyticsController } from './analytics.controller.js';
+import { DailyMetricsRepository } from './analytics.repository.js';
+import { AnalyticsService } from './analytics.service.js';
+import { DailyMetric } from './entities/daily-metric.entity.js';
 
-/** Placeholder registered in AppModule; the analytics issue fills it in. */
-@Module({})
+/** `GET /analytics/daily`. Counters are written with `bumpMetric` (metrics.ts) by the modules that count. */
+@Module({
+  imports: [TypeOrmModule.forFeature([DailyMetric])],
+  controllers: [AnalyticsController],
+  providers: [AnalyticsService, DailyMetricsRepository],
+})
 export class AnalyticsModule {}

@@ -1,0 +1,53 @@
+/**
+ * Daily counters per workspace, UTC day and campaign (CONTRACT §4), written by `bumpMetric` in the
+ * transactions of the facts they count. Only days with activity have a row (no zero filling).
+ */
+import { Injectable } from '@nestjs/common';
+import { ApiError } from '../../common/http/api-error.js';
+import { paginate, type Page } from '../../common/http/pagination.js';
+import { DailyMetricsRepository } from './analytics.repository.js';
+import type { DailyMetricsQueryDto, DailyMetricView } from './dto/daily-metrics.dto.js';
+import type { DailyMetric } from './entities/daily-metric.entity.js';
+
+export const DEFAULT_RANGE_DAYS = 30;
+
+const DAY_MS = 86_400_000;
+const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+
+/** The inclusive `[from, to]` UTC range: defaults to the last 30 days ending today (or at `to`). */
+export function dayRange(
+  query: { from?: string; to?: string },
+  now = new Date(),
+): { from: string; to: string } {
+  const to = query.to ?? dayOf(now.getTime());
+  const from = query.from ?? dayOf(Date.parse(`${to}T00:00:00Z`) - (DEFAULT_RANGE_DAYS - 1) * DAY_MS);
+  if (from > to) throw ApiError.validation('from', 'from must be on or before to');
+  return { from, to };
+}
+
+export const toDailyMetricView = (m: DailyMetric): DailyMetricView => ({
+  date: typeof m.date === 'string' ? m.date : dayOf((m.date as Date).getTime()),
+  campaign_id: m.campaignId,
+  sent: m.sent,
+  replied: m.replied,
+  auto_replied: m.autoReplied,
+  bounced: m.bounced,
+  unsubscribed: m.unsubscribed,
+  enrolled: m.enrolled,
+  completed: m.completed,
+});
+
+@Injectable()
+export class AnalyticsService {
+  constructor(private readonly metrics: DailyMetricsRepository) {}
+
+  daily(workspaceId: string, query: DailyMetricsQueryDto): Promise<Page<DailyMetric>> {
+    const { from, to } = dayRange(query);
+    const qb = this.metrics
+      .query(workspaceId, 'm')
+      .andWhere('m.date BETWEEN :from::date AND :to::date', { from, to });
+    if (query.campaign_id !== undefined)
+      qb.andWhere('m.campaignId = :campaignId', { campaignId: query.campaign_id });
+    return paginate(qb, 'm', query, { tenant: workspaceId, route: 'analytics.daily' });
+  }
+}

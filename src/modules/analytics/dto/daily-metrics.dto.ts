@@ -1,0 +1,75 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, Max, Min, registerDecorator } from 'class-validator';
+import { PageQueryDto } from '../../../common/http/pagination.js';
+import { isRealDate } from '../../contacts/contact-fields.js';
+
+const DAY_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** A calendar day `YYYY-MM-DD` that exists (years 1..9999). */
+export function isDay(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  const m = DAY_RE.exec(value);
+  return !!m && Number(m[1]) >= 1 && isRealDate(Number(m[1]), Number(m[2]), Number(m[3]));
+}
+
+function IsDay(): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) =>
+    registerDecorator({
+      name: 'isDay',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      validator: {
+        validate: isDay,
+        defaultMessage: (args) => `${args?.property ?? 'date'} must be a date YYYY-MM-DD`,
+      },
+    });
+}
+
+export class DailyMetricsQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({
+    format: 'date',
+    description: 'First UTC day, inclusive (default: 29 days before `to`)',
+  })
+  @IsOptional()
+  @IsDay()
+  from?: string;
+
+  @ApiPropertyOptional({ format: 'date', description: 'Last UTC day, inclusive (default: today, UTC)' })
+  @IsOptional()
+  @IsDay()
+  to?: string;
+
+  @ApiPropertyOptional({ minimum: 1, description: 'Only this campaign' })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'campaign_id must be a positive integer' })
+  @Min(1, { message: 'campaign_id must be a positive integer' })
+  @Max(2_147_483_647, { message: 'campaign_id must be a positive integer' })
+  campaign_id?: number;
+}
+
+export interface DailyMetricView {
+  date: string;
+  campaign_id: number;
+  sent: number;
+  replied: number;
+  auto_replied: number;
+  bounced: number;
+  unsubscribed: number;
+  enrolled: number;
+  completed: number;
+}
+
+export class DailyMetricResponseDto implements DailyMetricView {
+  @ApiProperty({ format: 'date', description: 'UTC day' }) date: string;
+  @ApiProperty() campaign_id: number;
+  @ApiProperty({ description: 'Messages sent' }) sent: number;
+  @ApiProperty({ description: 'Replies received (auto-replies excluded)' }) replied: number;
+  @ApiProperty({ description: 'Auto-replies (out of office and similar)' }) auto_replied: number;
+  @ApiProperty({ description: 'Hard bounces' }) bounced: number;
+  @ApiProperty({ description: 'Unsubscribes, on the campaign of the message they came from' })
+  unsubscribed: number;
+  @ApiProperty({ description: 'Contacts enrolled' }) enrolled: number;
+  @ApiProperty({ description: 'Enrollments that finished their sequence' }) completed: number;
+}

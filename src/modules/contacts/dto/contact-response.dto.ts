@@ -1,0 +1,30 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { CONTACT_STAGES, type ContactSource, type ContactStage } from '../entities/contact.entity.js';
+import type { ContactView } from '../contact-view.js';
+
+export class ContactSuppressionDto {
+  @ApiProperty({ enum: ['unsubscribed', 'bounced', 'complained', 'manual'] }) reason: string;
+  @ApiProperty({ format: 'date-time', description: 'When the matching suppression entry was created' })
+  created_at: string;
+}
+
+export class ContactResponseDto implements ContactView {
+  @ApiProperty({ minimum: 1 }) id: number;
+  @ApiProperty({ description: 'Trimmed and lower-cased; unique in the workspace' }) email: string;
+  @ApiProperty({ type: String, nullable: true }) first_name: string | null;
+  @ApiProperty({ type: String, nullable: true }) last_name: string | null;
+  @ApiProperty({ type: String, nullable: true }) company: string | null;
+  @ApiProperty({ type: String, nullable: true }) title: string | null;
+  @ApiProperty({ type: String, nullable: true }) phone: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'IANA time zone name' }) timezone: string | null;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } })
+  custom_fields: Record<string, string>;
+  @ApiProperty({ enum: CONTACT_STAGES }) stage: ContactStage;
+  @ApiProperty({ description: 'False when the address or its domain is on the suppression list' })
+  sendable: boolean;
+  @ApiProperty({ type: ContactSuppressionDto, nullable: true })
+  suppression: ContactSuppressionDto | null;
+  @ApiProperty({ enum: ['api', 'import', 'cli'] }) source: ContactSource;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+  @ApiProperty({ format: 'date-time' }) updated_at: string;
+}

@@ -1,0 +1,73 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsIn, IsOptional, isFQDN, registerDecorator } from 'class-validator';
+import { PageQueryDto } from '../../../common/http/pagination.js';
+import { EMAIL_MAX_LENGTH, isValidEmail, normalizeEmail } from '../../contacts/contact-fields.js';
+import { SUPPRESSION_REASONS, type SuppressionReason } from '../entities/suppression.entity.js';
+import type { SuppressionView } from '../suppression-store.js';
+
+/** Trimmed, lower-cased, without a trailing dot. */
+export const normalizeDomain = <T>(value: T): T | string =>
+  typeof value === 'string' ? value.trim().toLowerCase().replace(/\.$/, '') : value;
+
+export const isValidDomain = (value: unknown): value is string =>
+  typeof value === 'string' &&
+  value.length <= 253 &&
+  isFQDN(value, { require_tld: true, allow_underscores: false, allow_trailing_dot: false });
+
+function Check(name: string, test: (value: unknown) => boolean, message: string): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) =>
+    registerDecorator({
+      name,
+      target: target.constructor,
+      propertyName: propertyName as string,
+      validator: { validate: test, defaultMessage: () => message },
+    });
+}
+
+/** Exactly one of `email` or `domain` (checked by the service, which names the field). */
+export class CreateSuppressionDto {
+  @ApiPropertyOptional({ maxLength: EMAIL_MAX_LENGTH, description: 'An address (trimmed, lower-cased)' })
+  @IsOptional()
+  @Transform(({ value }: { value: unknown }) => normalizeEmail(value))
+  @Check('is_suppression_email', isValidEmail, 'email must be a valid email address')
+  email?: string;
+
+  @ApiPropertyOptional({
+    maxLength: 253,
+    example: 'example.com',
+    description: 'A whole domain: every address whose domain equals it exactly (not its subdomains)',
+  })
+  @IsOptional()
+  @Transform(({ value }: { value: unknown }) => normalizeDomain(value))
+  @Check('is_suppression_domain', isValidDomain, 'domain must be a domain name such as example.com')
+  domain?: string;
+}
+
+export class ListSuppressionsQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ enum: SUPPRESSION_REASONS })
+  @IsOptional()
+  @IsIn(SUPPRESSION_REASONS, { message: `reason must be one of ${SUPPRESSION_REASONS.join(', ')}` })
+  reason?: SuppressionReason;
+
+  @ApiPropertyOptional({ description: 'Exact address entry' })
+  @IsOptional()
+  @Transform(({ value }: { value: unknown }) => normalizeEmail(value))
+  @Check('is_email_filter', isValidEmail, 'email must be a valid email address')
+  email?: string;
+
+  @ApiPropertyOptional({ description: 'Exact domain entry' })
+  @IsOptional()
+  @Transform(({ value }: { value: unknown }) => normalizeDomain(value))
+  @Check('is_domain_filter', isValidDomain, 'domain must be a domain name such as example.com')
+  domain?: string;
+}
+
+export class SuppressionResponseDto implements SuppressionView {
+  @ApiProperty({ minimum: 1 }) id: number;
+  @ApiProperty({ type: String, nullable: true }) email: string | null;
+  @ApiProperty({ type: String, nullable: true }) domain: string | null;
+  @ApiProperty({ enum: SUPPRESSION_REASONS, description: 'API-added entries are manual' })
+  reason: SuppressionReason;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+}
