@@ -1,0 +1,69 @@
+/**
+ * The engine's effects on enrollments, contacts and the suppression list, shared by the send path,
+ * mail ingestion and unsubscribes. Every function runs inside the caller's transaction (manager) so
+ * each effect commits together with its event and its metric.
+ */
+import type { EntityManager } from 'typeorm';
+import { bumpMetric } from '../analytics/metrics.js';
+import type { StopReason } from '../enrollments/enrollment-state.js';
+import { recordEvent } from '../events/outbox.js';
+import { suppressAddress } from '../suppressions/suppression-store.js';
+import type { BounceType } from './classify.js';
+import { rows } from './sql.js';
+
+/** active|paused → stopped with a reason; a no-op for an enrollment already finished. */
+export async function stopEnrollment(
+  manager: EntityManager,
+  workspaceId: string,
+  enrollmentId: number,
+  reason: StopReason,
+  note: string | null = null,
+): Promise<boolean> {
+  const updated = await rows(
+    manager,
+    `UPDATE enrollments SET status = 'stopped', stop_reason = $3, stop_note = COALESCE($4, stop_note),
+       stopped_at = now(), next_step_at = NULL, updated_at = now()
+     WHERE workspace_id = $1 AND id = $2 AND status IN ('active', 'paused')
+     RETURNING id`,
+    [workspaceId, enrollmentId, reason, note],
+  );
+  return updated.length > 0;
+}
+
+export interface HardBounce {
+  workspaceId: string;
+  contactId: number;
+  email: string;
+  enrollmentId: number | null;
+  campaignId: number | null;
+  statusCode: string;
+  diagnostic: string | null;
+}
+
+/**
+ * A hard bounce (DSN 5.x.x or an SMTP 5xx on the recipient): the address is suppressed `bounced`,
+ * the enrollment stopped `bounced`, `email.bounced` fires and the campaign's `bounced` counts.
+ */
+export async function recordHardBounce(manager: EntityManager, b: HardBounce): Promise<void> {
+  await suppressAddress(manager, b.workspaceId, b.email, 'bounced');
+  if (b.enrollmentId !== null) await stopEnrollment(manager, b.workspaceId, b.enrollmentId, 'bounced');
+  if (b.campaignId !== null) await bumpMetric(manager, b.workspaceId, b.campaignId, 'bounced');
+  await recordEvent(manager, {
+    workspaceId: b.workspaceId,
+    type: 'email.bounced',
+    data: {
+      contact_id: b.contactId,
+      email: b.email,
+      bounce_type: 'hard' satisfies BounceType,
+      status_code: b.statusCode,
+      diagnostic: b.diagnostic,
+      enrollment_id: b.enrollmentId,
+      campaign_id: b.campaignId,
+    },
+  });
+}
+
+/** The enrollment stop reason for a contact that became unsendable through a suppression entry. */
+export function stopReasonForSuppression(reason: string | null): StopReason {
+  return reason === 'unsubscribed' || reason === 'bounced' || reason === 'complained' ? reason : 'manual';
+}

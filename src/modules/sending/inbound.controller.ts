@@ -1,0 +1,58 @@
+/**
+ * `POST /api/v1/inbound/{inbox_id}`: raw RFC 5322 bytes from an MTA pipe (any content type, up to
+ * 10 MB), authenticated by `Authorization: Bearer <inbound_secret>` of that inbox → 202 with what the
+ * pipeline made of it. An unknown inbox and a wrong secret look the same (401).
+ */
+import { Controller, Headers, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { ApiConsumes, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { Request } from 'express';
+import type { DataSource } from 'typeorm';
+import { Public } from '../../common/auth/auth.decorator.js';
+import { ApiError } from '../../common/http/api-error.js';
+import { ErrorEnvelopeDto } from '../../common/http/envelope.dto.js';
+import { UuidPipe } from '../../common/http/id-params.js';
+import { verifyInboundSecret } from '../inboxes/inbox-credentials.js';
+import { IngestionService, type IngestResult } from './ingestion.service.js';
+
+export const INBOUND_LIMIT = '10mb';
+
+@ApiTags('inbound')
+@Controller('inbound')
+@Public()
+export class InboundController {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly ingestion: IngestionService,
+  ) {}
+
+  @Post(':inbox_id')
+  @HttpCode(202)
+  @ApiOperation({
+    operationId: 'v1.inbound.receive',
+    summary: 'Deliver one raw RFC 5322 message (replies, auto-replies, DSN bounces) for an inbox',
+  })
+  @ApiParam({ name: 'inbox_id', format: 'uuid' })
+  @ApiHeader({ name: 'Authorization', description: 'Bearer <inbound_secret> of the inbox', required: true })
+  @ApiConsumes('message/rfc822', 'application/octet-stream', 'text/plain')
+  @ApiResponse({ status: 202, description: 'Accepted: recorded, duplicate or ignored (unmatched)' })
+  @ApiResponse({ status: 400, description: 'Empty body', type: ErrorEnvelopeDto })
+  @ApiResponse({ status: 401, description: 'Unknown inbox or wrong inbound secret', type: ErrorEnvelopeDto })
+  @ApiResponse({ status: 404, description: 'Malformed inbox id', type: ErrorEnvelopeDto })
+  @ApiResponse({ status: 413, description: 'Message over 10 MB', type: ErrorEnvelopeDto })
+  async receive(
+    @Param('inbox_id', UuidPipe) inboxId: string,
+    @Headers('authorization') authorization: string | undefined,
+    @Req() req: Request,
+  ): Promise<{ data: IngestResult }> {
+    const secret = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+    const inbox = await verifyInboundSecret(this.ds.manager, inboxId, secret);
+    if (!inbox) throw ApiError.unauthenticated('A valid inbound secret for this inbox is required');
+    const body: unknown = req.body;
+    const raw = Buffer.isBuffer(body) ? body : typeof body === 'string' ? Buffer.from(body) : null;
+    if (!raw || raw.length === 0) {
+      throw new ApiError(400, 'invalid_request', 'The body must be the raw RFC 5322 message');
+    }
+    return { data: await this.ingestion.ingest(inbox, raw) };
+  }
+}

@@ -1,0 +1,195 @@
+/**
+ * One pipeline for every incoming mail, whether it was polled over IMAP or posted to
+ * `POST /inbound/{inbox_id}`: parse (mailparser), match against sent Message-IDs of the inbox's
+ * workspace, classify, and apply the effect in one transaction with its event and metric.
+ * Unmatched or unparseable mail is ignored (logged); a mail seen twice is recorded once.
+ */
+import { createHash } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import type { DataSource, EntityManager } from 'typeorm';
+import { logger } from '../../common/logging/logger.js';
+import { bumpMetric } from '../analytics/metrics.js';
+import { recordEvent } from '../events/outbox.js';
+import type { Inbox } from '../inboxes/entities/inbox.entity.js';
+import { Message, type MessageKind } from '../threads/entities/message.entity.js';
+import { classify, referencedMessageIds, type Classification } from './classify.js';
+import { recordHardBounce, stopEnrollment } from './effects.js';
+import { toMessageEventView } from './message-view.js';
+import { rows } from './sql.js';
+
+/** Bodies kept for inbound mail are cut here (the raw mail is not stored). */
+const MAX_BODY_CHARS = 200_000;
+
+export type IngestResult =
+  | { status: 'ignored'; reason: string }
+  | { status: 'duplicate'; message_id: number }
+  | { status: 'recorded'; kind: MessageKind; classification: string; message_id: number };
+
+interface Original {
+  id: number;
+  thread_id: number;
+  enrollment_id: number | null;
+  to_address: string;
+  contact_id: number;
+  campaign_id: number | null;
+}
+
+@Injectable()
+export class IngestionService {
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+
+  async ingest(inbox: Pick<Inbox, 'id' | 'workspaceId' | 'email'>, raw: Buffer): Promise<IngestResult> {
+    let mail: ParsedMail;
+    try {
+      mail = await simpleParser(raw, { skipImageLinks: true, maxHtmlLengthToParse: 2_000_000 });
+    } catch (err) {
+      logger.info({ inboxId: inbox.id, err: String(err) }, 'ingest: unparseable mail ignored');
+      return { status: 'ignored', reason: 'unparseable' };
+    }
+    const classification = classify(mail, raw);
+    const refs = referencedMessageIds(mail, raw, classification.kind === 'bounce');
+    if (refs.length === 0) return this.ignore(inbox, 'no references to a sent message');
+    const [original] = await rows<Original>(
+      this.ds.manager,
+      `SELECT m.id, m.thread_id, m.enrollment_id, m.to_address, t.contact_id, t.campaign_id
+       FROM messages m JOIN threads t ON t.id = m.thread_id
+       WHERE m.workspace_id = $1 AND m.direction = 'outbound' AND m.message_id = ANY($2::text[])
+       ORDER BY m.id DESC LIMIT 1`,
+      [inbox.workspaceId, refs],
+    );
+    if (!original) return this.ignore(inbox, 'matches no sent message');
+    const ownId =
+      mail.messageId && /^<[^>\s]+>$/.test(mail.messageId.trim())
+        ? mail.messageId.trim()
+        : `<${createHash('sha256').update(raw).digest('hex')}@inbound.invalid>`;
+    return this.ds.transaction((m) => this.apply(m, inbox, mail, classification, original, ownId));
+  }
+
+  private ignore(inbox: Pick<Inbox, 'id'>, reason: string): IngestResult {
+    logger.info({ inboxId: inbox.id, reason }, 'ingest: mail ignored');
+    return { status: 'ignored', reason };
+  }
+
+  private async apply(
+    m: EntityManager,
+    inbox: Pick<Inbox, 'id' | 'workspaceId' | 'email'>,
+    mail: ParsedMail,
+    c: Classification,
+    original: Original,
+    ownId: string,
+  ): Promise<IngestResult> {
+    const ws = inbox.workspaceId;
+    // The same mail may arrive over IMAP and the inbound route at once: serialise on its Message-ID.
+    await m.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`inbound:${ws}:${ownId}`]);
+    const [dup] = await rows<{ id: number }>(
+      m,
+      `SELECT id FROM messages WHERE workspace_id = $1 AND direction = 'inbound' AND message_id = $2 LIMIT 1`,
+      [ws, ownId],
+    );
+    if (dup) return { status: 'duplicate', message_id: Number(dup.id) };
+
+    // Suppression takes the workspace's suppression lock before any contact row is touched.
+    if (c.kind === 'bounce' && c.bounceType === 'hard') {
+      await recordHardBounce(m, {
+        workspaceId: ws,
+        contactId: original.contact_id,
+        email: (c.recipient ?? original.to_address).toLowerCase(),
+        enrollmentId: original.enrollment_id,
+        campaignId: original.campaign_id,
+        statusCode: c.statusCode,
+        diagnostic: c.diagnostic,
+      });
+    }
+
+    const kind: MessageKind =
+      c.kind === 'reply' ? 'reply' : c.kind === 'auto_reply' ? 'auto_reply' : 'bounce';
+    const from = mail.from?.value?.[0]?.address ?? mail.from?.text ?? 'unknown';
+    const body = mail.text ?? (typeof mail.html === 'string' ? mail.html : null);
+    const now = new Date();
+    const [inserted] = await rows<{ id: number }>(
+      m,
+      `INSERT INTO messages (workspace_id, thread_id, enrollment_id, direction, kind, from_address, to_address,
+         subject, body, message_id, in_reply_to, status, received_at)
+       VALUES ($1, $2, $3, 'inbound', $4, $5, $6, $7, $8, $9, $10, 'received', $11)
+       RETURNING id`,
+      [
+        ws,
+        original.thread_id,
+        original.enrollment_id,
+        kind,
+        from.toLowerCase(),
+        inbox.email,
+        mail.subject ?? null,
+        body ? body.slice(0, MAX_BODY_CHARS) : null,
+        ownId,
+        typeof mail.inReplyTo === 'string' ? mail.inReplyTo.trim().slice(0, 998) : null,
+        now,
+      ],
+    );
+    const messageRowId = Number(inserted.id);
+    await m.query(
+      `UPDATE threads SET message_count = message_count + 1,
+         last_message_at = GREATEST(COALESCE(last_message_at, $2), $2) WHERE id = $1`,
+      [original.thread_id, now],
+    );
+
+    const campaignId = original.campaign_id;
+    switch (c.kind) {
+      case 'reply': {
+        const [campaign] = campaignId
+          ? await rows<{ stop_on_reply: boolean }>(
+              m,
+              'SELECT stop_on_reply FROM campaigns WHERE workspace_id = $1 AND id = $2',
+              [ws, campaignId],
+            )
+          : [];
+        if (original.enrollment_id !== null && (campaign?.stop_on_reply ?? true)) {
+          await stopEnrollment(m, ws, original.enrollment_id, 'replied');
+        }
+        await m.query(
+          `UPDATE contacts SET stage = 'replied', updated_at = now()
+           WHERE workspace_id = $1 AND id = $2 AND stage IN ('new', 'contacted')`,
+          [ws, original.contact_id],
+        );
+        if (campaignId) await bumpMetric(m, ws, campaignId, 'replied', 1, now);
+        const message = await m.getRepository(Message).findOneOrFail({ where: { id: messageRowId } });
+        await recordEvent(m, {
+          workspaceId: ws,
+          type: 'email.replied',
+          data: {
+            message: toMessageEventView(message),
+            enrollment_id: original.enrollment_id,
+            campaign_id: campaignId,
+            contact_id: original.contact_id,
+          },
+        });
+        break;
+      }
+      case 'auto_reply':
+        if (campaignId) await bumpMetric(m, ws, campaignId, 'auto_replied', 1, now);
+        break;
+      case 'bounce':
+        if (c.bounceType === 'policy') {
+          // 5.7.x: the receiving side refused us by policy (reputation, authentication), not the
+          // address. Recorded on the inbox for a person to look at; nothing is paused or suppressed.
+          await m.query('UPDATE inboxes SET last_error = $2, last_error_at = now() WHERE id = $1', [
+            inbox.id,
+            `policy rejection ${c.statusCode}: ${(c.diagnostic ?? '').slice(0, 300)}`,
+          ]);
+        }
+        break;
+    }
+    logger.info(
+      { inboxId: inbox.id, kind, classification: c.kind === 'bounce' ? `${c.bounceType}_bounce` : c.kind },
+      'ingest: mail recorded',
+    );
+    return {
+      status: 'recorded',
+      kind,
+      classification: c.kind === 'bounce' ? `${c.bounceType}_bounce` : c.kind,
+      message_id: messageRowId,
+    };
+  }
+}

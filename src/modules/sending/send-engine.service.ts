@@ -1,0 +1,675 @@
+/**
+ * The sending engine: claims due enrollments, records each step before SMTP, sends it, finalises it.
+ *
+ * 1. Claim (one statement, autocommit): up to BATCH due enrollments of active campaigns, in
+ *    `next_step_at` order over the partial index idx_enrollments_due, `FOR UPDATE SKIP LOCKED`, and
+ *    lease them by moving `next_step_at` LEASE ahead. A worker that dies before recording loses
+ *    nothing: the enrollment is due again when the lease ends.
+ * 2. Record (one transaction per enrollment, the enrollment row locked): schedule window, suppression,
+ *    then capacity reserved atomically in SQL: the campaign's daily counter, the inbox's pacing slot
+ *    (minimum gap + up to 50 % jitter), the inbox's `sent_today`, the sending domain's daily counter,
+ *    each a conditional UPDATE/UPSERT that only succeeds below its cap, so concurrent workers can
+ *    never pass one. Then the message row is inserted with status `sending` (unique per enrollment
+ *    and step) and committed BEFORE SMTP.
+ * 3. SMTP through the inbox's pooled transport.
+ * 4. Finalise (one transaction): message `sent`, thread counters, enrollment advanced or completed,
+ *    contact `new`→`contacted`, metrics and events.
+ *
+ * At most once: a claim that finds a `sending` row for its step is the trace of a crash between 2 and
+ * 4 (the lease guarantees the attempt is long over); the step is never resent: the row becomes
+ * `failed` and the enrollment is paused with a note for review. Resuming it skips that step.
+ */
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { Transporter } from 'nodemailer';
+import type { DataSource, EntityManager } from 'typeorm';
+import { logger } from '../../common/logging/logger.js';
+import { appConfig } from '../../config/app-config.js';
+import { bumpMetric } from '../analytics/metrics.js';
+import type { Campaign } from '../campaigns/entities/campaign.entity.js';
+import { Enrollment } from '../enrollments/entities/enrollment.entity.js';
+import { toEnrollmentView } from '../enrollments/enrollments.service.js';
+import { recordEvent } from '../events/outbox.js';
+import { Inbox } from '../inboxes/entities/inbox.entity.js';
+import { openSettings } from '../inboxes/inbox-credentials.js';
+import type { SequenceStep } from '../sequences/entities/sequence.entity.js';
+import { templateVars } from '../sequences/templates.js';
+import { Message } from '../threads/entities/message.entity.js';
+import { effectiveConfig, type WorkspaceConfig } from '../workspaces/workspace-config.js';
+import { composeStep, newMessageId, unsubscribeHeaders, unsubscribeUrl, withFooter } from './compose.js';
+import { recordHardBounce, stopEnrollment, stopReasonForSuppression } from './effects.js';
+import { toMessageEventView } from './message-view.js';
+import { nextWindowOpening } from './send-window.js';
+import { SmtpTransportPool } from './smtp-transport.pool.js';
+import { rows, UTC_TODAY } from './sql.js';
+import { signUnsubscribeToken } from './unsubscribe-token.js';
+
+/** Enrollments claimed per tick and process. */
+export const CLAIM_BATCH = 100;
+/** SMTP conversations in flight per process. */
+export const SEND_CONCURRENCY = 8;
+/** How long a claim holds an enrollment; far above the SMTP timeouts (smtp-transport.pool.ts). */
+export const CLAIM_LEASE_SECONDS = 600;
+/** Retry delay after a send that the server refused for now (4xx, connection failure). */
+export const RETRY_DELAY_SECONDS = 300;
+
+/** The SQL that finds due enrollments (also EXPLAINed by bench/sending.mjs). */
+export const DUE_ENROLLMENTS_SQL = `
+  SELECT e.id FROM enrollments e
+  WHERE e.status = 'active' AND e.next_step_at <= now()
+    AND EXISTS (SELECT 1 FROM campaigns c WHERE c.id = e.campaign_id AND c.status = 'active')
+  ORDER BY e.next_step_at, e.id
+  LIMIT $1
+  FOR UPDATE OF e SKIP LOCKED`;
+
+const CLAIM_SQL = `
+  WITH due AS (${DUE_ENROLLMENTS_SQL})
+  UPDATE enrollments e SET next_step_at = now() + make_interval(secs => $2)
+  FROM due WHERE e.id = due.id
+  RETURNING e.id`;
+
+interface Prepared {
+  messageRowId: number;
+  workspaceId: string;
+  enrollmentId: number;
+  campaignId: number;
+  contactId: number;
+  stepPosition: number;
+  threadId: number;
+  inbox: Inbox;
+  mail: {
+    from: { name: string; address: string };
+    to: string;
+    subject: string;
+    text: string;
+    messageId: string;
+    inReplyTo?: string;
+    references?: string[];
+    headers: Record<string, string>;
+  };
+}
+
+type Outcome = 'sent' | 'deferred' | 'stopped' | 'bounced' | 'failed' | 'skipped';
+
+const startOfNextUtcDay = (now: Date): Date =>
+  new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
+
+class Deferred extends Error {
+  constructor(
+    readonly until: Date,
+    readonly reason: string,
+  ) {
+    super(reason);
+  }
+}
+
+@Injectable()
+export class SendEngine {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly transports: SmtpTransportPool,
+  ) {}
+
+  /** Claims one batch and works it through. Returns how many enrollments were claimed. */
+  async tick(): Promise<number> {
+    const claimed = await rows<{ id: number }>(this.ds.manager, CLAIM_SQL, [
+      CLAIM_BATCH,
+      CLAIM_LEASE_SECONDS,
+    ]);
+    if (claimed.length === 0) return 0;
+    const ids = claimed.map((r) => Number(r.id)).sort((a, b) => a - b);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < ids.length) {
+        const id = ids[next++];
+        try {
+          await this.process(id);
+        } catch (err) {
+          logger.error(
+            { err: errInfo(err), enrollmentId: id },
+            'send: enrollment failed; retried after the lease',
+          );
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(SEND_CONCURRENCY, ids.length) }, worker));
+    return ids.length;
+  }
+
+  /** Record → SMTP → finalise for one claimed enrollment. */
+  async process(enrollmentId: number): Promise<Outcome> {
+    const prepared = await this.ds.transaction((m) => this.record(m, enrollmentId));
+    if (typeof prepared === 'string') return prepared;
+    const transport = this.transportFor(prepared.inbox);
+    let info: { accepted?: unknown[]; rejected?: unknown[] } | undefined;
+    try {
+      info = (await transport.sendMail(prepared.mail)) as { accepted?: unknown[]; rejected?: unknown[] };
+    } catch (err) {
+      return this.failed(prepared, err);
+    }
+    if (
+      info &&
+      Array.isArray(info.rejected) &&
+      info.rejected.length > 0 &&
+      (info.accepted ?? []).length === 0
+    ) {
+      return this.failed(prepared, Object.assign(new Error('recipient rejected'), { responseCode: 550 }));
+    }
+    await this.ds.transaction((m) => this.finalise(m, prepared));
+    return 'sent';
+  }
+
+  private transportFor(inbox: Inbox): Transporter {
+    return this.transports.get(inbox.id, inbox.smtpSealed, openSettings(inbox.smtpSealed));
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Record
+
+  private async record(m: EntityManager, enrollmentId: number): Promise<Prepared | Outcome> {
+    const enrollment = await m
+      .getRepository(Enrollment)
+      .findOne({ where: { id: enrollmentId }, lock: { mode: 'pessimistic_write' } });
+    if (!enrollment || enrollment.status !== 'active') return 'skipped';
+    const ws = enrollment.workspaceId;
+    const now = new Date();
+
+    const [campaign] = await rows<Record<string, unknown>>(
+      m,
+      `SELECT c.*, s.steps, w.config FROM campaigns c
+       JOIN sequences s ON s.id = c.sequence_id AND s.workspace_id = c.workspace_id
+       JOIN workspaces w ON w.id = c.workspace_id
+       WHERE c.workspace_id = $1 AND c.id = $2`,
+      [ws, enrollment.campaignId],
+    );
+    if (!campaign || campaign.status !== 'active') return 'skipped';
+    const schedule = campaign.schedule as Campaign['schedule'];
+    const steps = [...((campaign.steps as SequenceStep[]) ?? [])].sort((a, b) => a.position - b.position);
+    const config = effectiveConfig(campaign.config as Partial<WorkspaceConfig>);
+
+    const step = steps[enrollment.currentStep];
+    if (!step) {
+      await this.complete(m, enrollment);
+      return 'stopped';
+    }
+
+    // A step recorded before: never send it again.
+    const [existing] = await rows<{ id: number; status: string }>(
+      m,
+      `SELECT id, status FROM messages
+       WHERE workspace_id = $1 AND enrollment_id = $2 AND step_position = $3 AND direction = 'outbound'`,
+      [ws, enrollment.id, step.position],
+    );
+    if (existing) return this.resolveExisting(m, enrollment, steps, step, existing);
+
+    const opening = nextWindowOpening(schedule, now);
+    if (!opening || opening.getTime() > now.getTime()) {
+      await this.defer(m, enrollment, opening ?? new Date(now.getTime() + 86_400_000));
+      return 'deferred';
+    }
+
+    const [contact] = await rows<Record<string, unknown>>(
+      m,
+      'SELECT * FROM contacts WHERE workspace_id = $1 AND id = $2',
+      [ws, enrollment.contactId],
+    );
+    if (!contact) {
+      await stopEnrollment(m, ws, enrollment.id, 'manual', 'contact no longer exists');
+      return 'stopped';
+    }
+    if (contact.suppression_reason) {
+      await stopEnrollment(
+        m,
+        ws,
+        enrollment.id,
+        stopReasonForSuppression(contact.suppression_reason as string),
+        'address is on the suppression list',
+      );
+      return 'stopped';
+    }
+
+    // Capacity, all-or-nothing inside a savepoint so a refused reservation leaves nothing behind.
+    let inbox: Inbox;
+    try {
+      inbox = await this.reserve(m, enrollment, campaign, config, now);
+    } catch (err) {
+      if (err instanceof Deferred) {
+        await this.defer(m, enrollment, err.until);
+        return 'deferred';
+      }
+      throw err;
+    }
+
+    // Thread and previous messages (follow-ups reply in the same thread).
+    const previous = await rows<{ message_id: string; thread_id: number }>(
+      m,
+      `SELECT message_id, thread_id FROM messages
+       WHERE workspace_id = $1 AND enrollment_id = $2 AND direction = 'outbound' AND status = 'sent'
+       ORDER BY step_position`,
+      [ws, enrollment.id],
+    );
+    const [thread] = await rows<{ id: number; subject: string }>(
+      m,
+      'SELECT id, subject FROM threads WHERE workspace_id = $1 AND enrollment_id = $2 ORDER BY id LIMIT 1',
+      [ws, enrollment.id],
+    );
+    const vars = templateVars(
+      {
+        email: contact.email as string,
+        firstName: contact.first_name as string | null,
+        lastName: contact.last_name as string | null,
+        company: contact.company as string | null,
+        title: contact.title as string | null,
+        phone: contact.phone as string | null,
+        timezone: contact.timezone as string | null,
+        stage: contact.stage as string,
+        customFields: contact.custom_fields as Record<string, string> | null,
+      },
+      { email: inbox.email, displayName: inbox.displayName, domain: inbox.domain },
+    );
+    const composed = await composeStep(step, vars, thread?.subject ?? null);
+    const token = signUnsubscribeToken({
+      workspaceId: ws,
+      contactId: enrollment.contactId,
+      campaignId: enrollment.campaignId,
+      enrollmentId: enrollment.id,
+    });
+    const url = unsubscribeUrl(appConfig().publicUrl, token);
+    const body = config.unsubscribe_footer_enabled ? withFooter(composed.body, url) : composed.body;
+    const messageId = newMessageId(inbox.domain);
+    const references = previous.map((p) => p.message_id).filter(Boolean);
+    const inReplyTo = references.length ? references[references.length - 1] : undefined;
+
+    const threadId =
+      thread?.id ??
+      Number(
+        (
+          await rows<{ id: number }>(
+            m,
+            `INSERT INTO threads (workspace_id, inbox_id, contact_id, enrollment_id, campaign_id, subject, message_count)
+             VALUES ($1, $2, $3, $4, $5, $6, 0) RETURNING id`,
+            [ws, inbox.id, enrollment.contactId, enrollment.id, enrollment.campaignId, composed.subject],
+          )
+        )[0].id,
+      );
+    const [msg] = await rows<{ id: number }>(
+      m,
+      `INSERT INTO messages (workspace_id, thread_id, enrollment_id, direction, kind, from_address, to_address,
+         subject, body, message_id, in_reply_to, status, step_position)
+       VALUES ($1, $2, $3, 'outbound', 'email', $4, $5, $6, $7, $8, $9, 'sending', $10)
+       RETURNING id`,
+      [
+        ws,
+        threadId,
+        enrollment.id,
+        inbox.email,
+        contact.email,
+        composed.subject,
+        body,
+        messageId,
+        inReplyTo ?? null,
+        step.position,
+      ],
+    );
+    await m.query('UPDATE enrollments SET inbox_id = $2, updated_at = now() WHERE id = $1', [
+      enrollment.id,
+      inbox.id,
+    ]);
+    return {
+      messageRowId: Number(msg.id),
+      workspaceId: ws,
+      enrollmentId: enrollment.id,
+      campaignId: enrollment.campaignId,
+      contactId: enrollment.contactId,
+      stepPosition: step.position,
+      threadId,
+      inbox,
+      mail: {
+        from: { name: inbox.displayName ?? '', address: inbox.email },
+        to: contact.email as string,
+        subject: composed.subject,
+        text: body,
+        messageId,
+        ...(inReplyTo ? { inReplyTo, references } : {}),
+        headers: unsubscribeHeaders(url),
+      },
+    };
+  }
+
+  /**
+   * Reserves one send for this enrollment: campaign cap, then (per candidate inbox, in rotation
+   * order) the inbox's pacing slot, its daily limit and its domain's daily limit. Throws Deferred
+   * with the time worth retrying when nothing is free.
+   */
+  private async reserve(
+    m: EntityManager,
+    enrollment: Enrollment,
+    campaign: Record<string, unknown>,
+    config: WorkspaceConfig,
+    now: Date,
+  ): Promise<Inbox> {
+    const ws = enrollment.workspaceId;
+    const tomorrow = startOfNextUtcDay(now);
+    await m.query('SAVEPOINT reserve');
+    const campaignLimit = campaign.daily_limit as number | null;
+    if (campaignLimit !== null && campaignLimit !== undefined) {
+      const ok =
+        campaignLimit > 0 &&
+        (await this.bumpCounter(m, ws, 'campaign', String(enrollment.campaignId), campaignLimit));
+      if (!ok) {
+        await m.query('ROLLBACK TO SAVEPOINT reserve');
+        throw new Deferred(tomorrow, 'campaign daily limit reached');
+      }
+    }
+    const candidates = enrollment.inboxId
+      ? [enrollment.inboxId]
+      : rotate((campaign.inbox_ids as string[]) ?? [], enrollment.id);
+    let earliest: Date = tomorrow;
+    const gapSeconds = appConfig().sendMinGapSeconds;
+    for (const inboxId of candidates) {
+      await m.query('SAVEPOINT inbox');
+      const inbox = await m.getRepository(Inbox).findOne({ where: { workspaceId: ws, id: inboxId } });
+      if (!inbox || inbox.status !== 'active') {
+        await m.query('ROLLBACK TO SAVEPOINT inbox');
+        // A follow-up waits for its own inbox to come back; rotation just moves on.
+        earliest = minDate(earliest, new Date(now.getTime() + RETRY_DELAY_SECONDS * 1000));
+        continue;
+      }
+      if (gapSeconds > 0) {
+        const gap = gapSeconds * (1 + Math.random() * 0.5);
+        const slot = await rows(
+          m,
+          `INSERT INTO inbox_pacing (inbox_id, workspace_id, next_send_at)
+           VALUES ($1, $2, now() + make_interval(secs => $3))
+           ON CONFLICT (inbox_id) DO UPDATE SET next_send_at = EXCLUDED.next_send_at
+             WHERE inbox_pacing.next_send_at <= now()
+           RETURNING inbox_id`,
+          [inbox.id, ws, gap],
+        );
+        if (slot.length === 0) {
+          await m.query('ROLLBACK TO SAVEPOINT inbox');
+          const [p] = await rows<{ next_send_at: Date }>(
+            m,
+            'SELECT next_send_at FROM inbox_pacing WHERE inbox_id = $1',
+            [inbox.id],
+          );
+          earliest = minDate(earliest, p ? new Date(p.next_send_at) : new Date(now.getTime() + 1000));
+          continue;
+        }
+      }
+      const taken = await rows(
+        m,
+        `UPDATE inboxes SET
+           sent_today = CASE WHEN sent_today_date = ${UTC_TODAY} THEN sent_today + 1 ELSE 1 END,
+           sent_today_date = ${UTC_TODAY}, last_sent_at = now()
+         WHERE workspace_id = $1 AND id = $2 AND status = 'active' AND daily_limit > 0
+           AND (sent_today_date IS DISTINCT FROM ${UTC_TODAY} OR sent_today < daily_limit)
+         RETURNING id`,
+        [ws, inbox.id],
+      );
+      if (taken.length === 0) {
+        await m.query('ROLLBACK TO SAVEPOINT inbox');
+        continue; // this inbox is done for the UTC day
+      }
+      if (
+        !(await this.bumpCounter(m, ws, 'domain', inbox.domain.toLowerCase(), config.domain_daily_send_limit))
+      ) {
+        await m.query('ROLLBACK TO SAVEPOINT inbox');
+        continue; // the domain is done for the UTC day
+      }
+      await m.query('RELEASE SAVEPOINT inbox');
+      await m.query('RELEASE SAVEPOINT reserve');
+      return inbox;
+    }
+    await m.query('ROLLBACK TO SAVEPOINT reserve');
+    throw new Deferred(earliest, 'no inbox capacity');
+  }
+
+  /** +1 on a per-UTC-day counter if it stays within `limit`; false when the cap is reached. */
+  private async bumpCounter(
+    m: EntityManager,
+    workspaceId: string,
+    scope: 'campaign' | 'domain',
+    key: string,
+    limit: number,
+  ): Promise<boolean> {
+    if (limit <= 0) return false;
+    const r = await rows(
+      m,
+      `INSERT INTO send_counters (workspace_id, scope, key, day, sent) VALUES ($1, $2, $3, ${UTC_TODAY}, 1)
+       ON CONFLICT (workspace_id, scope, key, day) DO UPDATE SET sent = send_counters.sent + 1
+         WHERE send_counters.sent < $4
+       RETURNING sent`,
+      [workspaceId, scope, key, limit],
+    );
+    return r.length > 0;
+  }
+
+  private async defer(m: EntityManager, enrollment: Enrollment, until: Date): Promise<void> {
+    await m.query('UPDATE enrollments SET next_step_at = $2 WHERE id = $1 AND status = $3', [
+      enrollment.id,
+      until,
+      'active',
+    ]);
+  }
+
+  /** A claim met a message already recorded for its step. */
+  private async resolveExisting(
+    m: EntityManager,
+    enrollment: Enrollment,
+    steps: SequenceStep[],
+    step: SequenceStep,
+    existing: { id: number; status: string },
+  ): Promise<Outcome> {
+    if (existing.status === 'sending') {
+      // Recorded, never finalised: the process died mid-send (the claim lease is long over). We do not
+      // know whether the server got it, so it is not sent again; a person reviews and resumes.
+      await m.query(`UPDATE messages SET status = 'failed' WHERE id = $1 AND status = 'sending'`, [
+        existing.id,
+      ]);
+      const note = `step ${step.position} was interrupted during sending (message ${existing.id}); it will not be resent. Review, then resume to continue with the next step.`;
+      await m.query(
+        `UPDATE enrollments SET status = 'paused', stop_note = $2, updated_at = now() WHERE id = $1 AND status = 'active'`,
+        [enrollment.id, note],
+      );
+      logger.warn(
+        { enrollmentId: enrollment.id, messageId: existing.id },
+        'send: interrupted step marked failed',
+      );
+      return 'failed';
+    }
+    // `failed` (reviewed and resumed) or `sent`: the step is consumed; move on.
+    await this.advance(m, enrollment, steps, step.position, new Date());
+    return 'skipped';
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Finalise
+
+  private async finalise(m: EntityManager, p: Prepared): Promise<void> {
+    const now = new Date();
+    const updated = await rows<{ id: number }>(
+      m,
+      `UPDATE messages SET status = 'sent', sent_at = $2 WHERE id = $1 AND status = 'sending' RETURNING id`,
+      [p.messageRowId, now],
+    );
+    if (updated.length === 0) {
+      logger.warn({ messageId: p.messageRowId }, 'send: finalise found the message already resolved');
+      return;
+    }
+    await m.query(
+      'UPDATE threads SET message_count = message_count + 1, last_message_at = $2 WHERE id = $1',
+      [p.threadId, now],
+    );
+    await m.query(
+      `UPDATE contacts SET stage = 'contacted', updated_at = now() WHERE workspace_id = $1 AND id = $2 AND stage = 'new'`,
+      [p.workspaceId, p.contactId],
+    );
+    await bumpMetric(m, p.workspaceId, p.campaignId, 'sent', 1, now);
+    const message = await m.getRepository(Message).findOneOrFail({ where: { id: p.messageRowId } });
+    await recordEvent(m, {
+      workspaceId: p.workspaceId,
+      type: 'message.sent',
+      data: {
+        message: toMessageEventView(message),
+        enrollment_id: p.enrollmentId,
+        campaign_id: p.campaignId,
+        contact_id: p.contactId,
+      },
+    });
+    const enrollment = await m
+      .getRepository(Enrollment)
+      .findOne({ where: { id: p.enrollmentId }, lock: { mode: 'pessimistic_write' } });
+    if (!enrollment) return;
+    const [seq] = await rows<{ steps: SequenceStep[] }>(
+      m,
+      `SELECT s.steps FROM campaigns c JOIN sequences s ON s.id = c.sequence_id WHERE c.id = $1`,
+      [p.campaignId],
+    );
+    const steps = [...(seq?.steps ?? [])].sort((a, b) => a.position - b.position);
+    await this.advance(m, enrollment, steps, p.stepPosition, now);
+  }
+
+  /**
+   * Marks step `position` as done: `current_step` moves on and `next_step_at` follows the next step's
+   * delay; after the last step an active enrollment completes. Paused or stopped enrollments keep
+   * their status (a paused one continues from the right step on resume).
+   */
+  private async advance(
+    m: EntityManager,
+    enrollment: Enrollment,
+    steps: SequenceStep[],
+    position: number,
+    at: Date,
+  ): Promise<void> {
+    const index = steps.findIndex((s) => s.position === position);
+    const nextStep = steps[index + 1];
+    const currentStep = Math.max(enrollment.currentStep, index + 1);
+    if (!nextStep) {
+      if (enrollment.status === 'active') {
+        enrollment.currentStep = currentStep;
+        await this.complete(m, enrollment);
+        return;
+      }
+      await m.query(
+        'UPDATE enrollments SET current_step = $2, next_step_at = NULL, updated_at = now() WHERE id = $1',
+        [enrollment.id, currentStep],
+      );
+      return;
+    }
+    const due =
+      enrollment.status === 'stopped' ? null : new Date(at.getTime() + nextStep.delay_minutes * 60_000);
+    await m.query(
+      'UPDATE enrollments SET current_step = $2, next_step_at = $3, updated_at = now() WHERE id = $1',
+      [enrollment.id, currentStep, due],
+    );
+  }
+
+  private async complete(m: EntityManager, enrollment: Enrollment): Promise<void> {
+    const done = await rows<{ id: number }>(
+      m,
+      `UPDATE enrollments SET status = 'completed', current_step = $2, completed_at = now(), next_step_at = NULL,
+         updated_at = now()
+       WHERE id = $1 AND status = 'active' RETURNING id`,
+      [enrollment.id, enrollment.currentStep],
+    );
+    if (done.length === 0) return;
+    const fresh = await m.getRepository(Enrollment).findOneOrFail({ where: { id: enrollment.id } });
+    await bumpMetric(m, fresh.workspaceId, fresh.campaignId, 'completed');
+    await recordEvent(m, {
+      workspaceId: fresh.workspaceId,
+      type: 'enrollment.completed',
+      data: { enrollment: toEnrollmentView(fresh) },
+    });
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // SMTP failures
+
+  private async failed(p: Prepared, err: unknown): Promise<Outcome> {
+    const e = err as {
+      responseCode?: number;
+      response?: string;
+      command?: string;
+      code?: string;
+      message?: string;
+    };
+    const code = typeof e.responseCode === 'number' ? e.responseCode : null;
+    const recipientStage = e.command === undefined || /RCPT|DATA/i.test(e.command);
+    if (code !== null && code >= 500 && recipientStage && e.code !== 'EAUTH') {
+      // The server refused this recipient or message for good: a hard bounce.
+      await this.ds.transaction(async (m) => {
+        await recordHardBounce(m, {
+          workspaceId: p.workspaceId,
+          contactId: p.contactId,
+          email: p.mail.to,
+          enrollmentId: p.enrollmentId,
+          campaignId: p.campaignId,
+          statusCode: enhancedStatus(e.response) ?? String(code),
+          diagnostic: e.response ?? e.message ?? null,
+        });
+        await m.query(`UPDATE messages SET status = 'failed' WHERE id = $1 AND status = 'sending'`, [
+          p.messageRowId,
+        ]);
+      });
+      return 'bounced';
+    }
+    const definitelyNotSent =
+      code !== null ||
+      ['ECONNECTION', 'EDNS', 'EAUTH', 'ECONNREFUSED', 'ETLS', 'EENVELOPE'].includes(e.code ?? '') ||
+      /^(CONN|EHLO|HELO|STARTTLS|AUTH|MAIL)/i.test(e.command ?? '');
+    const reason = `${e.code ?? 'error'}: ${(e.response ?? e.message ?? '').slice(0, 300)}`;
+    await this.ds.transaction(async (m) => {
+      await m.query(
+        `UPDATE inboxes SET last_error = $2, last_error_at = now(),
+           status = CASE WHEN $3 THEN 'error' ELSE status END
+         WHERE id = $1`,
+        [p.inbox.id, reason, e.code === 'EAUTH' || (code !== null && code >= 500)],
+      );
+      if (definitelyNotSent) {
+        // Nothing left the building: forget the record and retry later.
+        await m.query(`DELETE FROM messages WHERE id = $1 AND status = 'sending'`, [p.messageRowId]);
+        await m.query(
+          `DELETE FROM threads t WHERE t.id = $1 AND t.message_count = 0
+             AND NOT EXISTS (SELECT 1 FROM messages x WHERE x.thread_id = t.id)`,
+          [p.threadId],
+        );
+        await m.query(
+          `UPDATE enrollments SET next_step_at = now() + make_interval(secs => $2) WHERE id = $1 AND status = 'active'`,
+          [p.enrollmentId, RETRY_DELAY_SECONDS],
+        );
+      } else {
+        // The server may have the message: never resend, ask for review (as after a crash).
+        await m.query(`UPDATE messages SET status = 'failed' WHERE id = $1 AND status = 'sending'`, [
+          p.messageRowId,
+        ]);
+        await m.query(
+          `UPDATE enrollments SET status = 'paused', stop_note = $2, updated_at = now() WHERE id = $1 AND status = 'active'`,
+          [
+            p.enrollmentId,
+            `step ${p.stepPosition} may or may not have been delivered (${reason}); it will not be resent. Review, then resume.`,
+          ],
+        );
+      }
+    });
+    logger.warn({ inboxId: p.inbox.id, enrollmentId: p.enrollmentId, reason }, 'send: SMTP failure');
+    return definitelyNotSent ? 'deferred' : 'failed';
+  }
+}
+
+function rotate<T>(items: T[], seed: number): T[] {
+  if (items.length === 0) return items;
+  const start = seed % items.length;
+  return [...items.slice(start), ...items.slice(0, start)];
+}
+
+const minDate = (a: Date, b: Date): Date => (a.getTime() <= b.getTime() ? a : b);
+
+function enhancedStatus(response: string | undefined): string | null {
+  const m = /\b([245]\.\d{1,3}\.\d{1,3})\b/.exec(response ?? '');
+  return m ? m[1] : null;
+}
+
+function errInfo(err: unknown): Record<string, unknown> {
+  return err instanceof Error ? { message: err.message, stack: err.stack } : { message: String(err) };
+}

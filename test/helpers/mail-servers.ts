@@ -1,0 +1,268 @@
+/**
+ * Real mail servers for tests: an SMTP server (the `smtp-server` package) that keeps what it
+ * receives, and a throwaway Dovecot IMAP server (Debian's `dovecot-imapd`) with one passwd-file user,
+ * configured and stored under a temp dir, on free loopback ports.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ImapFlow } from 'imapflow';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import { SMTPServer, type SMTPServerAddress, type SMTPServerSession } from 'smtp-server';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export interface ReceivedMail {
+  from: string;
+  to: string[];
+  raw: Buffer;
+  parsed: ParsedMail;
+}
+
+export interface SmtpSinkOptions {
+  /** SMTP code to answer RCPT TO with for an address (e.g. 550), or undefined to accept. */
+  rejectRecipient?: (address: string) => number | undefined;
+  /** When true, the DATA answer is held back until `releaseData()` (a stalled server). */
+  stallData?: boolean;
+  /** Called when a DATA body has been fully received (before answering). */
+  onData?: () => void;
+}
+
+export interface SmtpSink {
+  port: number;
+  received: ReceivedMail[];
+  /** Number of DATA bodies fully received, answered or not. */
+  dataCount: () => number;
+  releaseData: () => void;
+  close: () => Promise<void>;
+}
+
+export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<SmtpSink> {
+  const received: ReceivedMail[] = [];
+  let data = 0;
+  const stalled: Array<() => void> = [];
+  let released = !options.stallData;
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    size: 20 * 1024 * 1024,
+    onRcptTo(
+      address: SMTPServerAddress,
+      _session: SMTPServerSession,
+      callback: (err?: Error | null) => void,
+    ) {
+      const code = options.rejectRecipient?.(address.address);
+      if (code) {
+        callback(
+          Object.assign(new Error(`5.1.1 <${address.address}>: Recipient address rejected: User unknown`), {
+            responseCode: code,
+          }),
+        );
+        return;
+      }
+      callback();
+    },
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => {
+        data += 1;
+        options.onData?.();
+        const raw = Buffer.concat(chunks);
+        const finish = (): void => {
+          void simpleParser(raw).then((parsed) => {
+            received.push({
+              from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+              to: session.envelope.rcptTo.map((r) => r.address),
+              raw,
+              parsed,
+            });
+            callback();
+          });
+        };
+        if (released) finish();
+        else stalled.push(finish);
+      });
+    },
+  });
+  const port = await freePort();
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
+  return {
+    port,
+    received,
+    dataCount: () => data,
+    releaseData: () => {
+      released = true;
+      for (const f of stalled.splice(0)) f();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        released = true;
+        for (const f of stalled.splice(0)) f();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export interface Dovecot {
+  port: number;
+  user: string;
+  password: string;
+  /** Appends a raw message to the user's INBOX (over IMAP, with imapflow). */
+  append: (raw: string | Buffer) => Promise<void>;
+  stop: () => Promise<void>;
+}
+
+export const dovecotAvailable = (): boolean => existsSync('/usr/sbin/dovecot');
+
+/** Starts Dovecot with a throwaway config under a temp dir; one user with a plaintext password. */
+export async function startDovecot(): Promise<Dovecot> {
+  if (!dovecotAvailable()) {
+    throw new Error('dovecot is not installed: apt-get install -y dovecot-imapd (.ci/run does this)');
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'dovecot-'));
+  chmodSync(dir, 0o755);
+  const port = await freePort();
+  const user = 'inbox';
+  const password = 'imap-test-password';
+  // Mail is owned by an unprivileged user (Dovecot refuses uid 0 for mail access).
+  const nobody = spawnSync('id', ['-u', 'nobody']).stdout.toString().trim() || '65534';
+  const nogroup = spawnSync('id', ['-g', 'nobody']).stdout.toString().trim() || '65534';
+  const mailDir = join(dir, 'mail');
+  mkdirSync(mailDir, { recursive: true });
+  mkdirSync(join(dir, 'run'), { recursive: true });
+  chownSync(mailDir, Number(nobody), Number(nogroup));
+  writeFileSync(join(dir, 'passwd'), `${user}:{PLAIN}${password}::::::\n`);
+  const conf = join(dir, 'dovecot.conf');
+  const loginUser = spawnSync('id', ['-u', 'dovenull']).status === 0 ? 'dovenull' : 'nobody';
+  const internalUser = spawnSync('id', ['-u', 'dovecot']).status === 0 ? 'dovecot' : 'nobody';
+  writeFileSync(
+    conf,
+    `
+base_dir = ${dir}/run
+state_dir = ${dir}/state
+instance_name = dovecot-test-${port}
+protocols = imap
+listen = 127.0.0.1
+ssl = no
+disable_plaintext_auth = no
+auth_mechanisms = plain login
+log_path = ${dir}/dovecot.log
+info_log_path = ${dir}/dovecot.log
+default_login_user = ${loginUser}
+default_internal_user = ${internalUser}
+first_valid_uid = 1
+mail_location = maildir:${mailDir}/%u
+passdb {
+  driver = passwd-file
+  args = scheme=PLAIN username_format=%u ${dir}/passwd
+}
+userdb {
+  driver = static
+  args = uid=${nobody} gid=${nogroup} home=${mailDir}/%u
+}
+service imap-login {
+  inet_listener imap {
+    address = 127.0.0.1
+    port = ${port}
+  }
+  inet_listener imaps {
+    port = 0
+  }
+}
+service anvil {
+  chroot =
+}
+service imap-login {
+  chroot =
+}
+service stats {
+  unix_listener stats-writer {
+    mode = 0666
+  }
+}
+`,
+  );
+  mkdirSync(join(dir, 'state'), { recursive: true });
+  const proc: ChildProcess = spawn('/usr/sbin/dovecot', ['-F', '-c', conf], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  proc.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  proc.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  const deadline = Date.now() + 15000;
+  for (;;) {
+    if (proc.exitCode !== null) {
+      const log = existsSync(join(dir, 'dovecot.log')) ? readFileSync(join(dir, 'dovecot.log'), 'utf8') : '';
+      throw new Error(`dovecot exited: ${output}\n${log}`);
+    }
+    const ok = await new Promise<boolean>((resolve) => {
+      const c = new ImapFlow({
+        host: '127.0.0.1',
+        port,
+        secure: false,
+        auth: { user, pass: password },
+        logger: false,
+      });
+      c.on('error', () => undefined);
+      c.connect()
+        .then(() => c.logout())
+        .then(() => resolve(true))
+        .catch(() => resolve(false));
+    });
+    if (ok) break;
+    if (Date.now() > deadline) throw new Error(`dovecot did not come up: ${output}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    port,
+    user,
+    password,
+    append: async (raw) => {
+      const c = new ImapFlow({
+        host: '127.0.0.1',
+        port,
+        secure: false,
+        auth: { user, pass: password },
+        logger: false,
+      });
+      c.on('error', () => undefined);
+      await c.connect();
+      try {
+        await c.append('INBOX', typeof raw === 'string' ? Buffer.from(raw.replace(/\r?\n/g, '\r\n')) : raw);
+      } finally {
+        await c.logout();
+      }
+    },
+    stop: async () => {
+      if (proc.exitCode === null) {
+        const exited = new Promise((r) => proc.once('exit', r));
+        proc.kill('SIGTERM');
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
+        if (proc.exitCode === null) proc.kill('SIGKILL');
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
