@@ -244,6 +244,15 @@ describe('contacts: upsert, merge, lists, filters, tenancy', () => {
       expect(res.body.error.type).toBe('validation_failed');
     }
     expect(await createdEvents(t.workspaceId)).toHaveLength(0);
+    // Lone surrogates (valid JSON, refused by jsonb) are stored as U+FFFD, never a 500.
+    const odd = await post(t, {
+      email: 'odd@example.com',
+      first_name: 'a\ud800b',
+      custom_fields: { 'k\udc00': '\ud83d' },
+    });
+    expect(odd.status).toBe(200);
+    expect(odd.body.data.first_name).toBe('a\ufffdb');
+    expect(odd.body.data.custom_fields).toEqual({ 'k\ufffd': '\ufffd' });
     const tz = await post(t, { email: 'tz@example.com', timezone: 'Asia/Kolkata' });
     expect(tz.body.data.timezone).toBe('Asia/Kolkata');
     const cleared = await post(t, { email: 'tz@example.com', timezone: null });

@@ -95,11 +95,21 @@ const UPDATE_SQL = `
 
 const CHUNK = 1000;
 
+/** Lone UTF-16 surrogates become U+FFFD (as they would in a text parameter); jsonb refuses them. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const wellFormed = <T>(v: T): T => (typeof v === 'string' ? (v.replace(LONE_SURROGATE, '\ufffd') as T) : v);
+
 function normalizedRow(row: ContactUpsertRow): ContactUpsertRow {
   const out: ContactUpsertRow = { ...row, email: normalizeEmail(row.email) as string };
   if (typeof row.timezone === 'string') out.timezone = canonicalTimezone(row.timezone) ?? row.timezone;
   for (const key of Object.keys(out) as Array<keyof ContactUpsertRow>) {
     if (out[key] === undefined) delete out[key];
+    else if (key !== 'custom_fields') (out as unknown as Record<string, unknown>)[key] = wellFormed(out[key]);
+  }
+  if (out.custom_fields) {
+    out.custom_fields = Object.fromEntries(
+      Object.entries(out.custom_fields).map(([k, v]) => [wellFormed(k), wellFormed(v)]),
+    );
   }
   return out;
 }

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsIn, IsOptional, isFQDN, registerDecorator } from 'class-validator';
+import { IsIn, IsOptional, isFQDN, registerDecorator, ValidateIf } from 'class-validator';
 import { PageQueryDto } from '../../../common/http/pagination.js';
 import { EMAIL_MAX_LENGTH, isValidEmail, normalizeEmail } from '../../contacts/contact-fields.js';
 import { SUPPRESSION_REASONS, type SuppressionReason } from '../entities/suppression.entity.js';
@@ -28,7 +28,7 @@ function Check(name: string, test: (value: unknown) => boolean, message: string)
 /** Exactly one of `email` or `domain` (checked by the service, which names the field). */
 export class CreateSuppressionDto {
   @ApiPropertyOptional({ maxLength: EMAIL_MAX_LENGTH, description: 'An address (trimmed, lower-cased)' })
-  @IsOptional()
+  @ValidateIf((_, v) => v !== undefined)
   @Transform(({ value }: { value: unknown }) => normalizeEmail(value))
   @Check('is_suppression_email', isValidEmail, 'email must be a valid email address')
   email?: string;
@@ -38,7 +38,7 @@ export class CreateSuppressionDto {
     example: 'example.com',
     description: 'A whole domain: every address whose domain equals it exactly (not its subdomains)',
   })
-  @IsOptional()
+  @ValidateIf((_, v) => v !== undefined)
   @Transform(({ value }: { value: unknown }) => normalizeDomain(value))
   @Check('is_suppression_domain', isValidDomain, 'domain must be a domain name such as example.com')
   domain?: string;
