@@ -4,13 +4,12 @@
  * it inline, chunk by chunk, with the same ImportRunner the workers use, drawing a progress bar on
  * stderr (when it is a terminal) until it finishes. The CLI runs no Bull workers and needs no Redis.
  */
-import { readFile } from 'node:fs/promises';
 import { Command, Option } from 'nest-commander';
-import { CliError, JsonCommand, required, type JsonFlag } from '../../../common/cli/json-command.js';
-import { isUuid } from '../../../common/http/id-params.js';
+import { JsonCommand, required, type JsonFlag } from '../../../common/cli/json-command.js';
 import { ImportRunner, type ImportProgress } from '../import-runner.js';
 import type { ImportView } from '../import-view.js';
-import { ImportsService, type ImportInput } from '../imports.service.js';
+import { ImportsService } from '../imports.service.js';
+import { importFile } from './import-file.js';
 
 interface ImportFlags extends JsonFlag {
   workspace?: string;
@@ -47,7 +46,11 @@ export class ImportCommand extends JsonCommand<ImportFlags> {
     return v;
   }
 
-  @Option({ flags: '--file <path>', description: 'CSV file with a header row (.json: an array of contacts)' })
+  @Option({
+    flags: '--file <path>',
+    description: 'CSV file with a header row (.json: an array of contacts)',
+    required: true,
+  })
   parseFile(v: string): string {
     return v;
   }
@@ -61,44 +64,17 @@ export class ImportCommand extends JsonCommand<ImportFlags> {
   }
 
   protected async execute(_: string[], o: ImportFlags): Promise<Record<string, unknown>> {
-    const workspace = required(o.workspace, 'workspace');
-    if (!isUuid(workspace)) throw new CliError('--workspace must be a workspace UUID');
-    const file = required(o.file, 'file');
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (err) {
-      throw new CliError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
-    }
-    const input: ImportInput = { update_existing: !o.skipExisting };
-    if (file.toLowerCase().endsWith('.json')) {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        throw new CliError(`${file} is not valid JSON`);
-      }
-      input.contacts = Array.isArray(parsed)
-        ? parsed
-        : ((parsed as { contacts?: unknown[] } | null)?.contacts ?? null);
-      if (!Array.isArray(input.contacts)) {
-        throw new CliError(`${file} must hold an array of contacts or {"contacts": [...]}`);
-      }
-    } else {
-      input.csv = text;
-    }
-    const batch = await this.imports.create(workspace.toLowerCase(), input, 'cli');
     const tty = process.stderr.isTTY === true;
-    const outcome = await this.runner.run(batch.id, (p) => {
-      if (tty) process.stderr.write(bar(p));
+    const view = await importFile(this.imports, this.runner, {
+      workspace: required(o.workspace, 'workspace'),
+      file: required(o.file, 'file'),
+      updateExisting: !o.skipExisting,
+      onProgress: (p) => {
+        if (tty) process.stderr.write(bar(p));
+      },
+    }).finally(() => {
+      if (tty) process.stderr.write('\n');
     });
-    if (tty) process.stderr.write('\n');
-    const view = await this.imports.show(workspace.toLowerCase(), batch.id);
-    if (outcome === 'interrupted')
-      throw new CliError(`import ${view.id} was interrupted; a worker resumes it`);
-    if (view.status === 'failed') {
-      throw new CliError(`import ${view.id} failed: ${view.failure_reason ?? 'unknown reason'}`);
-    }
     return view as unknown as Record<string, unknown>;
   }
 
