@@ -10,9 +10,19 @@ export function isValidCidr(value: string): boolean {
   }
 }
 
+/**
+ * Strict parsing of a rule: IPv4 only in four-part decimal form. ipaddr.js also accepts the legacy
+ * inet_aton forms (`10.1` = 10.0.0.1, `010.0.0.1` = 8.0.0.1 in octal, hex), which would silently
+ * allow an address the operator never meant.
+ */
 function parseRange(value: string): [ipaddr.IPv4 | ipaddr.IPv6, number] {
-  if (value.includes('/')) return ipaddr.parseCIDR(value);
-  const addr = ipaddr.parse(value);
+  const [address, bits, extra] = value.split('/');
+  if (extra !== undefined || (bits !== undefined && !/^\d{1,3}$/.test(bits))) throw new Error('bad CIDR');
+  if (!ipaddr.IPv6.isValid(address) && !ipaddr.IPv4.isValidFourPartDecimal(address)) {
+    throw new Error('bad address');
+  }
+  if (bits !== undefined) return ipaddr.parseCIDR(value);
+  const addr = ipaddr.parse(address);
   return [addr, addr.kind() === 'ipv4' ? 32 : 128];
 }
 

@@ -1,0 +1,85 @@
+import { Type } from 'class-transformer';
+import { IsArray, IsInt, IsOptional, IsString, Min, ValidateNested } from 'class-validator';
+import { ApiError } from './api-error.js';
+import { ServiceValidationPipe } from './validation.js';
+
+class StepDto {
+  @IsInt() @Min(1) position: number;
+  @IsString() body: string;
+}
+
+class SequenceDto {
+  @IsString() name: string;
+  @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => StepDto) steps?: StepDto[];
+}
+
+class ListQueryDto {
+  @IsOptional() @Type(() => Number) @IsInt() per_page?: number;
+}
+
+const pipe = new ServiceValidationPipe();
+// async: a synchronous throw of the pipe becomes a rejection too.
+const body = async (value: unknown): Promise<unknown> =>
+  pipe.transform(value, { type: 'body', metatype: SequenceDto });
+const query = async (value: unknown): Promise<unknown> =>
+  pipe.transform(value, { type: 'query', metatype: ListQueryDto });
+
+async function failure(p: Promise<unknown>): Promise<{ status: number; type: string; field?: string }> {
+  try {
+    await p;
+  } catch (err) {
+    expect(err).toBeInstanceOf(ApiError);
+    const e = err as ApiError;
+    return { status: e.getStatus(), type: e.body.error.type, field: e.body.error.field };
+  }
+  throw new Error('expected a validation failure');
+}
+
+describe('ServiceValidationPipe', () => {
+  it('names nested array items by 0-based index, dotted', async () => {
+    const res = await failure(
+      body({
+        name: 'n',
+        steps: [
+          { position: 1, body: 'ok' },
+          { position: 2, body: 5 },
+        ],
+      }),
+    );
+    expect(res).toEqual({ status: 422, type: 'validation_failed', field: 'steps.1.body' });
+  });
+
+  it('rejects unknown body fields, nested ones included, naming them', async () => {
+    expect(await failure(body({ name: 'n', extra: 1 }))).toMatchObject({ field: 'extra' });
+    expect(
+      await failure(body({ name: 'n', steps: [{ position: 1, body: 'b', colour: 'x' }] })),
+    ).toMatchObject({
+      field: 'steps.0.colour',
+    });
+  });
+
+  it('rejects a body that is not an object', async () => {
+    for (const bad of [[], 'text', 5, true]) {
+      expect(await failure(body(bad))).toMatchObject({ status: 422, field: 'body' });
+    }
+  });
+
+  it('treats a missing body as an empty object, so required fields are named', async () => {
+    expect(await failure(body(undefined))).toMatchObject({ field: 'name' });
+  });
+
+  it('ignores unknown query parameters but validates known ones', async () => {
+    await expect(query({ per_page: '5', whatever: 'x' })).resolves.toEqual({ per_page: 5 });
+    expect(await failure(query({ per_page: 'abc' }))).toMatchObject({ field: 'per_page' });
+  });
+
+  it('messages never echo the offending value', async () => {
+    try {
+      await body({ name: 'n', steps: [{ position: 'SECRET-VALUE', body: 'b' }] });
+      throw new Error('expected a failure');
+    } catch (err) {
+      expect((err as ApiError).body.error.message).not.toContain('SECRET-VALUE');
+      expect((err as ApiError).body.error.field).toBe('steps.0.position');
+    }
+  });
+});
