@@ -266,3 +266,151 @@ service stats {
     },
   };
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Outreach fixtures: rows seeded directly (inbox with sealed settings, published sequence, active
+// campaign, contacts, due enrollments), so the sending tests depend only on the schema.
+
+export interface SeedStep {
+  subject: string | null;
+  body: string;
+  delay_minutes?: number;
+}
+
+export interface SeedCampaignInput {
+  workspaceId: string;
+  smtpPort: number;
+  imapPort?: number;
+  imapUser?: string;
+  imapPassword?: string;
+  inboxes?: number;
+  inboxDailyLimit?: number;
+  domain?: string;
+  campaignDailyLimit?: number | null;
+  schedule?: { timezone: string; days: string[]; start_time: string; end_time: string };
+  steps?: SeedStep[];
+  stopOnReply?: boolean;
+}
+
+export interface SeededCampaign {
+  campaignId: number;
+  sequenceId: number;
+  inboxIds: string[];
+  inboundSecrets: string[];
+}
+
+export const ALL_DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
+
+type Query = (sql: string, params?: unknown[]) => Promise<unknown>;
+
+export async function seedCampaign(query: Query, input: SeedCampaignInput): Promise<SeededCampaign> {
+  const { sealSettings, hashInboundSecret, newInboundSecret } =
+    await import('../../src/modules/inboxes/inbox-credentials.js');
+  const domain = input.domain ?? `acme-${Math.random().toString(36).slice(2, 8)}.test`;
+  const inboxIds: string[] = [];
+  const inboundSecrets: string[] = [];
+  for (let i = 0; i < (input.inboxes ?? 1); i++) {
+    const secret = newInboundSecret();
+    const smtp = sealSettings({
+      host: '127.0.0.1',
+      port: input.smtpPort,
+      secure: false,
+      user: null,
+      password: null,
+    });
+    const imap = input.imapPort
+      ? sealSettings({
+          host: '127.0.0.1',
+          port: input.imapPort,
+          secure: false,
+          user: input.imapUser ?? null,
+          password: input.imapPassword ?? null,
+        })
+      : null;
+    const rows = (await query(
+      `INSERT INTO inboxes (workspace_id, email, display_name, domain, daily_limit, smtp_sealed, imap_sealed, inbound_secret_hash)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
+      [
+        input.workspaceId,
+        `sender${i + 1}@${domain}`,
+        `Sam Sender ${i + 1}`,
+        domain,
+        input.inboxDailyLimit ?? 1000,
+        smtp,
+        imap,
+        hashInboundSecret(secret),
+      ],
+    )) as Array<{ id: string }>;
+    inboxIds.push(rows[0].id);
+    inboundSecrets.push(secret);
+  }
+  const steps = (
+    input.steps ?? [
+      { subject: 'Hello {{ first_name }}', body: 'Hi {{ first_name }}, step one.' },
+      { subject: null, body: 'Following up, {{ first_name }}.' },
+    ]
+  ).map((s, i) => ({
+    position: i + 1,
+    delay_minutes: s.delay_minutes ?? 0,
+    subject: s.subject,
+    body: s.body,
+  }));
+  const [seq] = (await query(
+    `INSERT INTO sequences (workspace_id, name, status, steps, published_at) VALUES ($1, 'Seq', 'published', $2, now()) RETURNING id`,
+    [input.workspaceId, JSON.stringify(steps)],
+  )) as Array<{ id: number }>;
+  const schedule = input.schedule ?? {
+    timezone: 'UTC',
+    days: ALL_DAYS,
+    start_time: '00:00',
+    end_time: '24:00',
+  };
+  const [campaign] = (await query(
+    `INSERT INTO campaigns (workspace_id, name, sequence_id, status, inbox_ids, schedule, daily_limit, stop_on_reply, activated_at)
+     VALUES ($1, 'Campaign', $2, 'active', $3, $4, $5, $6, now()) RETURNING id`,
+    [
+      input.workspaceId,
+      seq.id,
+      inboxIds,
+      JSON.stringify(schedule),
+      input.campaignDailyLimit ?? null,
+      input.stopOnReply ?? true,
+    ],
+  )) as Array<{ id: number }>;
+  return { campaignId: Number(campaign.id), sequenceId: Number(seq.id), inboxIds, inboundSecrets };
+}
+
+export async function seedContact(
+  query: Query,
+  workspaceId: string,
+  email: string,
+  fields: { first_name?: string; company?: string; custom_fields?: Record<string, string> } = {},
+): Promise<number> {
+  const [row] = (await query(
+    `INSERT INTO contacts (workspace_id, email, first_name, company, custom_fields) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+    [
+      workspaceId,
+      email,
+      fields.first_name ?? null,
+      fields.company ?? null,
+      JSON.stringify(fields.custom_fields ?? {}),
+    ],
+  )) as Array<{ id: number }>;
+  return Number(row.id);
+}
+
+/** An active enrollment due now (or at `dueAt`). */
+export async function seedEnrollment(
+  query: Query,
+  workspaceId: string,
+  campaignId: number,
+  contactId: number,
+  dueAt: Date = new Date(Date.now() - 1000),
+): Promise<number> {
+  const [row] = (await query(
+    `INSERT INTO enrollments (workspace_id, campaign_id, contact_id, status, current_step, next_step_at)
+     VALUES ($1, $2, $3, 'active', 0, $4) RETURNING id`,
+    [workspaceId, campaignId, contactId, dueAt],
+  )) as Array<{ id: number }>;
+  return Number(row.id);
+}
