@@ -2,7 +2,7 @@
  * Keyset cursor pagination (CONTRACT §1): newest first on (created_at DESC, id DESC), opaque cursors
  * signed with an HMAC bound to the tenant and the route. Every list uses this one piece.
  */
-import { Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import type { Request } from 'express';
@@ -14,6 +14,12 @@ import { ApiError } from './api-error.js';
 export const DEFAULT_PER_PAGE = 25;
 export const MAX_PER_PAGE = 100;
 
+/** Plain decimal digits only: `1e2`, ` 5`, `0x10` and `5.0` are not accepted as numbers. */
+function strictInt(value: unknown): unknown {
+  if (typeof value === 'number') return value;
+  return typeof value === 'string' && /^\d{1,6}$/.test(value) ? Number(value) : Number.NaN;
+}
+
 export class PageQueryDto {
   @ApiPropertyOptional({ description: 'Opaque cursor from a previous page (next_cursor or prev_cursor)' })
   @IsOptional()
@@ -23,7 +29,7 @@ export class PageQueryDto {
 
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE })
   @IsOptional()
-  @Type(() => Number)
+  @Transform(({ value }: { value: unknown }) => strictInt(value))
   @IsInt({ message: 'per_page must be an integer from 1 to 100' })
   @Min(1, { message: 'per_page must be an integer from 1 to 100' })
   @Max(MAX_PER_PAGE, { message: 'per_page must be an integer from 1 to 100' })
