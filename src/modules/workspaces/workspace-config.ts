@@ -19,6 +19,17 @@ export const DEFAULT_WORKSPACE_CONFIG: WorkspaceConfig = {
   ai_model: null,
 };
 
+/** Keys whose value may be null; any other key set to null or undefined falls back to its default. */
+const NULLABLE_KEYS: ReadonlySet<string> = new Set(['ai_model']);
+
+/**
+ * The defaults overlaid with the stored (or given) keys. Undefined values are skipped: DTO instances
+ * carry every declared property, undefined when absent, and must not blank out a default.
+ */
 export function effectiveConfig(stored: Partial<WorkspaceConfig> | null | undefined): WorkspaceConfig {
-  return { ...DEFAULT_WORKSPACE_CONFIG, ...(stored ?? {}) };
+  const defined = Object.entries(stored ?? {}).filter(
+    ([key, value]) =>
+      key in DEFAULT_WORKSPACE_CONFIG && value !== undefined && (value !== null || NULLABLE_KEYS.has(key)),
+  );
+  return { ...DEFAULT_WORKSPACE_CONFIG, ...Object.fromEntries(defined) } as WorkspaceConfig;
 }

@@ -66,11 +66,15 @@ export class WorkspacesService {
     });
   }
 
+  /**
+   * A workspace of the organization. Foreign, missing and malformed ids answer the same 404 as a
+   * malformed id rejected by UuidPipe, byte for byte.
+   */
   async findInOrganization(organizationId: string, id: string): Promise<Workspace> {
     const ws = isUuid(id)
       ? await this.db.getRepository(Workspace).findOne({ where: { id: id.toLowerCase(), organizationId } })
       : null;
-    if (!ws) throw ApiError.notFound('Workspace');
+    if (!ws) throw ApiError.notFound();
     return ws;
   }
 
@@ -92,7 +96,7 @@ export class WorkspacesService {
             lock: { mode: 'pessimistic_write' },
           })
         : null;
-      if (!ws) throw ApiError.notFound('Workspace');
+      if (!ws) throw ApiError.notFound();
       const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
       ws.config = effectiveConfig({ ...ws.config, ...defined });
       return repo.save(ws);

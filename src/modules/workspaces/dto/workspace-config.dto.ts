@@ -2,6 +2,9 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Length, Max, Min, ValidateIf } from 'class-validator';
 import { AI_PROVIDERS } from '../workspace-config.js';
 
+/** Optional, but not nullable: `null` is validated (and refused) like any other wrong type. */
+const IfPresent = (): PropertyDecorator => ValidateIf((_: unknown, v: unknown) => v !== undefined);
+
 /** Workspace config (CONTRACT §7). Unknown keys are rejected by the global pipe as `config.<key>`. */
 export class WorkspaceConfigDto {
   @ApiPropertyOptional({
@@ -10,26 +13,26 @@ export class WorkspaceConfigDto {
     default: 500,
     description: 'Sends per UTC day from one sending domain',
   })
-  @IsOptional()
+  @IfPresent()
   @IsInt()
   @Min(1)
   @Max(100000)
   domain_daily_send_limit?: number;
 
   @ApiPropertyOptional({ default: true })
-  @IsOptional()
+  @IfPresent()
   @IsBoolean()
   unsubscribe_footer_enabled?: boolean;
 
   @ApiPropertyOptional({ minimum: 1, maximum: 3650, default: 365 })
-  @IsOptional()
+  @IfPresent()
   @IsInt()
   @Min(1)
   @Max(3650)
   message_body_retention_days?: number;
 
   @ApiPropertyOptional({ enum: AI_PROVIDERS, default: 'none' })
-  @IsOptional()
+  @IfPresent()
   @IsIn(AI_PROVIDERS)
   ai_provider?: (typeof AI_PROVIDERS)[number];
 
