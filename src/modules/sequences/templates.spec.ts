@@ -45,6 +45,11 @@ describe('Liquid templates', () => {
     await expect(renderTemplate(bomb, vars)).rejects.toThrow(TemplateError);
   });
 
+  it('caps the rendered size', async () => {
+    const wide = '{% for a in (1..20000) %}' + 'x'.repeat(100) + '{% endfor %}';
+    await expect(renderTemplate(wide, vars)).rejects.toThrow(/longer than/);
+  });
+
   it('does not expose inherited properties', async () => {
     await expect(renderTemplate('{{ custom_fields.constructor }}', vars)).resolves.toBe('');
   });

@@ -8,6 +8,8 @@ import { Liquid, type FS, type Template } from 'liquidjs';
 
 /** Longest template accepted (characters); bodies are checked against this at save time as well. */
 export const TEMPLATE_MAX_LENGTH = 100_000;
+/** Longest rendered text accepted (characters): a loop cannot turn a step into a huge email. */
+export const RENDERED_MAX_LENGTH = 1_000_000;
 
 const NO_FILES: FS = {
   exists: () => Promise.resolve(false),
@@ -63,6 +65,10 @@ function parse(template: string): Template[] {
     const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
     throw new TemplateError(message);
   }
+  if (out.length > RENDERED_MAX_LENGTH) {
+    throw new TemplateError(`rendered text is longer than ${RENDERED_MAX_LENGTH} characters`);
+  }
+  return out;
 }
 
 /** Throws TemplateError with a one-line reason when `template` does not parse. */
@@ -120,10 +126,15 @@ export function templateVars(
  */
 export async function renderTemplate(template: string, vars: Record<string, unknown>): Promise<string> {
   const parsed = parse(template);
+  let out: string;
   try {
-    return String(await engine.render(parsed, vars));
+    out = String(await engine.render(parsed, vars));
   } catch (err) {
     const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
     throw new TemplateError(message);
   }
+  if (out.length > RENDERED_MAX_LENGTH) {
+    throw new TemplateError(`rendered text is longer than ${RENDERED_MAX_LENGTH} characters`);
+  }
+  return out;
 }
