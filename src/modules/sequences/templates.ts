@@ -65,10 +65,6 @@ function parse(template: string): Template[] {
     const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
     throw new TemplateError(message);
   }
-  if (out.length > RENDERED_MAX_LENGTH) {
-    throw new TemplateError(`rendered text is longer than ${RENDERED_MAX_LENGTH} characters`);
-  }
-  return out;
 }
 
 /** Throws TemplateError with a one-line reason when `template` does not parse. */
