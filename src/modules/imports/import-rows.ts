@@ -14,6 +14,7 @@ import { CONTACT_STAGES } from '../contacts/entities/contact.entity.js';
 
 export const TEXT_FIELDS = ['first_name', 'last_name', 'company', 'title', 'phone'] as const;
 export const CONTACT_FIELDS = ['email', ...TEXT_FIELDS, 'timezone', 'stage', 'custom_fields'] as const;
+const FIELD_SET: ReadonlySet<string> = new Set(CONTACT_FIELDS);
 // The same limits as the contacts API (src/modules/contacts/contact-fields.ts).
 export const MAX_CUSTOM_FIELDS = 50;
 export const MAX_EMAIL_LENGTH = 254;
@@ -93,14 +94,27 @@ export function canonicalTimezone(value: string): string | undefined {
   }
 }
 
+const ISEMAIL_OPTIONS = { require_tld: true, allow_display_name: false, allow_ip_domain: false };
+
+/**
+ * A strict subset of what validator's isEmail accepts with ISEMAIL_OPTIONS (plain dot-atom local
+ * part, LDH labels, an alphabetic TLD), checked first because it is ~20x cheaper; anything it does
+ * not match goes through isEmail itself, so the accepted set is exactly isEmail's.
+ */
+const SIMPLE_EMAIL =
+  /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+
+export function isValidEmail(email: string): boolean {
+  if (email.length > MAX_EMAIL_LENGTH) return false;
+  if (SIMPLE_EMAIL.test(email) && email.indexOf('@') <= 64) return true;
+  return isEmail(email, ISEMAIL_OPTIONS);
+}
+
 export function normaliseEmail(value: unknown): string {
   if (typeof value !== 'string') throw new RowError('email', 'email must be a string');
   const email = value.trim().toLowerCase();
   if (!email) throw new RowError('email', 'email is required');
-  if (
-    email.length > MAX_EMAIL_LENGTH ||
-    !isEmail(email, { require_tld: true, allow_display_name: false, allow_ip_domain: false })
-  ) {
+  if (!isValidEmail(email)) {
     throw new RowError('email', 'email must be a valid email address');
   }
   return email;
@@ -155,8 +169,8 @@ export function normaliseContact(input: unknown): StagedContact {
     throw new RowError('row', 'each contact must be a JSON object');
   }
   const row = input as Record<string, unknown>;
-  for (const key of Object.keys(row)) {
-    if (!(CONTACT_FIELDS as readonly string[]).includes(key)) {
+  for (const key in row) {
+    if (!FIELD_SET.has(key)) {
       throw new RowError(key, `${key} is not a recognised field`);
     }
   }

@@ -11,9 +11,8 @@
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import { recordEvents } from '../events/outbox.js';
+import { notifyOutbox } from '../events/outbox.js';
 import type { ImportRowError, ImportStatus } from './entities/import-batch.entity.js';
-import { toContactEventView, type ContactRow } from './import-view.js';
 import { MAX_CUSTOM_FIELDS } from './import-rows.js';
 
 /** Rows per chunk (a checkpoint after each). IMPORT_CHUNK_ROWS overrides it (tests, tuning). */
@@ -59,16 +58,14 @@ const SRC = `src AS (
   WHERE r.import_id = $1 AND r.row_number > $2 AND r.row_number <= $3 AND r.data ? 'email'
 )`;
 
-/** The suppression of an address: its own entry first, else its domain's ($4 workspace). */
-const SUPPRESSION = `LEFT JOIN LATERAL (
-  SELECT x.reason, x.created_at FROM (
-    (SELECT s.reason, s.created_at, 0 AS o FROM suppressions s
-      WHERE s.workspace_id = $4 AND s.email = src.email ORDER BY s.created_at LIMIT 1)
-    UNION ALL
-    (SELECT s.reason, s.created_at, 1 AS o FROM suppressions s
-      WHERE s.workspace_id = $4 AND s.domain = regexp_replace(src.email, '^.*@', '') ORDER BY s.created_at LIMIT 1)
-  ) x ORDER BY x.o LIMIT 1
-) sup ON true`;
+/**
+ * The suppression of an address: its own entry first, else its domain's ($4 workspace). Each join
+ * matches at most one row (unique per workspace), so the planner may hash-join a whole chunk.
+ */
+const SUPPRESSION = `LEFT JOIN suppressions se ON se.workspace_id = $4 AND se.email = src.email
+  LEFT JOIN suppressions sd ON sd.workspace_id = $4 AND sd.domain = regexp_replace(src.email, '^.*@', '')`;
+const SUP_REASON = 'COALESCE(se.reason, sd.reason)';
+const SUP_AT = 'CASE WHEN se.id IS NOT NULL THEN se.created_at ELSE sd.created_at END';
 
 const CONTACT_COLUMNS = `c.id, c.email, c.first_name, c.last_name, c.company, c.title, c.phone, c.timezone,
   c.custom_fields, c.stage, c.source, c.suppression_reason, c.suppressed_at, c.created_at, c.updated_at`;
@@ -83,18 +80,42 @@ SELECT count(*)::int AS rows,
                 FILTER (WHERE data ? '_error'), '[]'::jsonb) AS errors
 FROM import_rows WHERE import_id = $1 AND row_number > $2 AND row_number <= $3`;
 
-/** New contacts only: an address that exists (or appears concurrently) is left alone here. */
+const iso = (col: string): string => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/**
+ * The contact of CONTRACT §4 (as src/modules/contacts/contact-view.ts shows it), built in SQL so a
+ * chunk's `contact.created` events are written by the same statement that inserts the contacts.
+ */
+const CONTACT_JSON = `jsonb_build_object(
+  'id', ins.id, 'email', ins.email, 'first_name', ins.first_name, 'last_name', ins.last_name,
+  'company', ins.company, 'title', ins.title, 'phone', ins.phone, 'timezone', ins.timezone,
+  'custom_fields', ins.custom_fields, 'stage', ins.stage, 'sendable', ins.suppression_reason IS NULL,
+  'suppression', CASE WHEN ins.suppression_reason IS NULL THEN NULL ELSE jsonb_build_object(
+    'reason', ins.suppression_reason, 'created_at', ${iso('COALESCE(ins.suppressed_at, ins.updated_at)')}) END,
+  'source', ins.source, 'created_at', ${iso('ins.created_at')}, 'updated_at', ${iso('ins.updated_at')})`;
+
+/**
+ * New contacts only (an address that exists, or appears concurrently, is left to UPDATE_SQL), and
+ * one `contact.created` outbox row per inserted contact, in the same statement and transaction
+ * (the rows recordEvents() would write: id, workspace_id, type, data {contact}, occurred_at).
+ */
 const INSERT_SQL = `
-WITH ${SRC}
-INSERT INTO contacts AS c (workspace_id, email, first_name, last_name, company, title, phone, timezone,
-                           custom_fields, stage, source, suppression_reason, suppressed_at)
-SELECT $4::uuid, src.email, src.d->>'first_name', src.d->>'last_name', src.d->>'company', src.d->>'title',
-       src.d->>'phone', src.d->>'timezone', jsonb_strip_nulls(COALESCE(src.d->'custom_fields', '{}'::jsonb)),
-       COALESCE(src.d->>'stage', 'new'), 'import', sup.reason, sup.created_at
-FROM src ${SUPPRESSION}
-ORDER BY src.email
-ON CONFLICT (workspace_id, email) DO NOTHING
-RETURNING ${CONTACT_COLUMNS}`;
+WITH ${SRC}, ins AS (
+  INSERT INTO contacts AS c (workspace_id, email, first_name, last_name, company, title, phone, timezone,
+                             custom_fields, stage, source, suppression_reason, suppressed_at)
+  SELECT $4::uuid, src.email, src.d->>'first_name', src.d->>'last_name', src.d->>'company', src.d->>'title',
+         src.d->>'phone', src.d->>'timezone', jsonb_strip_nulls(COALESCE(src.d->'custom_fields', '{}'::jsonb)),
+         COALESCE(src.d->>'stage', 'new'), 'import', ${SUP_REASON}, ${SUP_AT}
+  FROM src ${SUPPRESSION}
+  ORDER BY src.email
+  ON CONFLICT (workspace_id, email) DO NOTHING
+  RETURNING ${CONTACT_COLUMNS}
+), ev AS (
+  INSERT INTO events (id, workspace_id, type, data, occurred_at)
+  SELECT gen_random_uuid(), $4::uuid, 'contact.created', jsonb_build_object('contact', ${CONTACT_JSON}), now()
+  FROM ins
+)
+SELECT email FROM ins`;
 
 const provided = (field: string): string =>
   `${field} = CASE WHEN src.d ? '${field}' THEN src.d->>'${field}' ELSE c.${field} END`;
@@ -110,8 +131,8 @@ WITH ${SRC}, upd AS (
     ${['first_name', 'last_name', 'company', 'title', 'phone', 'timezone'].map(provided).join(',\n    ')},
     stage = COALESCE(src.d->>'stage', c.stage),
     custom_fields = jsonb_strip_nulls(c.custom_fields || COALESCE(src.d->'custom_fields', '{}'::jsonb)),
-    suppression_reason = COALESCE(c.suppression_reason, sup.reason),
-    suppressed_at = CASE WHEN c.suppression_reason IS NULL THEN sup.created_at ELSE c.suppressed_at END,
+    suppression_reason = COALESCE(c.suppression_reason, ${SUP_REASON}),
+    suppressed_at = CASE WHEN c.suppression_reason IS NULL THEN ${SUP_AT} ELSE c.suppressed_at END,
     updated_at = now()
   FROM src ${SUPPRESSION}
   WHERE c.workspace_id = $4 AND c.email = src.email AND NOT (src.email = ANY($5::text[]))
@@ -183,6 +204,8 @@ export class ImportRunner implements OnApplicationShutdown {
     for (;;) {
       if (this.stopping) return 'interrupted';
       const step = await this.runChunk(importId);
+      // Wake the webhook dispatcher now that the chunk's events are committed (it also polls).
+      if (step.created) setImmediate(notifyOutbox);
       if (step.progress) onProgress?.(step.progress);
       if (step.outcome) return step.outcome;
     }
@@ -218,7 +241,9 @@ export class ImportRunner implements OnApplicationShutdown {
   }
 
   /** One chunk after the checkpoint, in one transaction. */
-  async runChunk(importId: number): Promise<{ outcome?: RunOutcome; progress?: ImportProgress }> {
+  async runChunk(
+    importId: number,
+  ): Promise<{ outcome?: RunOutcome; progress?: ImportProgress; created?: number }> {
     return this.db.transaction(async (m) => {
       const [b] = (await m.query(`SELECT ${BATCH_COLUMNS} FROM imports WHERE id = $1 FOR UPDATE`, [
         importId,
@@ -242,7 +267,7 @@ export class ImportRunner implements OnApplicationShutdown {
       let failed = summary.invalid;
       const errors = [...summary.errors];
       if (summary.valid > 0) {
-        const inserted = (await m.query(INSERT_SQL, [b.id, from, to, ws])) as ContactRow[];
+        const inserted = (await m.query(INSERT_SQL, [b.id, from, to, ws])) as Array<{ email: string }>;
         created = inserted.length;
         const handled = inserted.map((c) => c.email);
         if (b.update_existing && created < summary.valid) {
@@ -271,14 +296,6 @@ export class ImportRunner implements OnApplicationShutdown {
             });
           }
         }
-        await recordEvents(
-          m,
-          inserted.map((c) => ({
-            workspaceId: ws,
-            type: 'contact.created' as const,
-            data: { contact: toContactEventView(c) },
-          })),
-        );
       }
       // Staged rows that were never there (cannot happen unless deleted by hand) count as skipped,
       // so the counters always add up to processed_rows.
@@ -301,6 +318,7 @@ export class ImportRunner implements OnApplicationShutdown {
       )) as [BatchRow[], number];
       const row = after[0];
       return {
+        created,
         progress: toProgress(row),
         outcome: row.status === 'completed' ? 'completed' : undefined,
       };

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
-import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Tenant, WorkspaceAuth } from '../../common/auth/auth.decorator.js';
 import type { WorkspaceTenant } from '../../common/auth/principal.js';
@@ -8,6 +8,7 @@ import { IntIdPipe } from '../../common/http/id-params.js';
 import { collection, PageQueryDto, type Collection } from '../../common/http/pagination.js';
 import { CreateImportDto } from './dto/create-import.dto.js';
 import { ImportResponseDto } from './dto/import-response.dto.js';
+import { shallowBody } from './dto/shallow-body.pipe.js';
 import { ImportQueue } from './import-queue.js';
 import { toImportView, type ImportView } from './import-view.js';
 import { ImportsService } from './imports.service.js';
@@ -28,13 +29,15 @@ export class ImportsController {
     operationId: 'v1.contacts.import',
     summary: 'Stage a bulk import of contacts (JSON rows or CSV) and process it asynchronously',
   })
+  @ApiBody({ type: CreateImportDto })
   @ApiDataResponse(ImportResponseDto, 202, 'Accepted: the import is queued')
   @ApiErrorResponses(400, 413, 422)
   async create(
     @Tenant() tenant: WorkspaceTenant,
-    @Body() body: CreateImportDto,
+    // Typed `object` so the global pipe leaves it to shallowBody (same rules, no deep copy of the rows).
+    @Body(shallowBody(CreateImportDto)) body: object,
   ): Promise<{ data: ImportView }> {
-    const batch = await this.imports.create(tenant.workspaceId, body, 'api');
+    const batch = await this.imports.create(tenant.workspaceId, body as CreateImportDto, 'api');
     await this.queue.enqueueAfterCommit({ workspaceId: tenant.workspaceId, importId: batch.id });
     return { data: batch };
   }

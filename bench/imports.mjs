@@ -1,0 +1,270 @@
+#!/usr/bin/env node
+/**
+ * Import benchmark (not a test): BENCH_ROWS (100,000) contacts end to end through the running
+ * service (POST /contacts/import → 202 → GET /imports/{id} until completed), with rows/s and the
+ * service process's RSS growth, next to PostgreSQL COPY of the same rows into a scratch table with
+ * the same indexes, and a multi-row INSERT (unnest arrays via pg) of them, in the same run.
+ *
+ *   npx nest build && node bench/imports.mjs
+ *
+ * Uses DATABASE_URL's server (a scratch database is created and dropped) and REDIS_URL (default
+ * redis://127.0.0.1:6379, a private key prefix). The service runs as a child process
+ * (`node dist/main.js`, APP_ROLE=all) exactly as in production. Prints one JSON object on stdout.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import pg from 'pg';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
+const log = (...a) => console.error('[bench:imports]', ...a);
+
+const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const dbName = `bench_imports_${Date.now()}_${randomBytes(3).toString('hex')}`;
+const dbUrl = (() => {
+  const u = new URL(adminUrl);
+  u.pathname = `/${dbName}`;
+  return u.toString();
+})();
+
+async function freePort() {
+  return new Promise((ok, fail) => {
+    const srv = createServer();
+    srv.once('error', fail);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = srv.address().port;
+      srv.close(() => ok(port));
+    });
+  });
+}
+
+const port = await freePort();
+const env = {
+  ...process.env,
+  DATABASE_URL: dbUrl,
+  REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+  REDIS_PREFIX: `bench:${dbName}`,
+  API_KEY_PEPPER: randomBytes(24).toString('base64url'),
+  ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+  APP_ROLE: 'all',
+  LOG_LEVEL: 'warn',
+  ACCESS_LOG: 'false',
+  PORT: String(port),
+  PUBLIC_URL: `http://127.0.0.1:${port}`,
+};
+
+async function admin(sql) {
+  const c = new pg.Client({ connectionString: adminUrl });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
+}
+
+async function cli(...args) {
+  const { stdout } = await promisify(execFile)(process.execPath, [join(root, 'dist/cli.js'), ...args, '--json'], {
+    env: { ...env, RUN_MIGRATIONS: 'false' },
+  });
+  return JSON.parse(stdout);
+}
+
+function rssMb(pid) {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+function startService() {
+  const child = spawn(process.execPath, [join(root, 'dist/main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const ready = new Promise((resolve, reject) => {
+    const onData = (d) => {
+      out += d.toString();
+      if (out.includes('listening on')) resolve();
+      if (out.length > 100_000) out = out.slice(-10_000);
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`service exited early (${code}): ${out.slice(-2000)}`)));
+  });
+  return { child, ready };
+}
+
+function makeRows(n) {
+  return Array.from({ length: n }, (_, i) => ({
+    email: `person${i}@bench${i % 50}.example.com`,
+    first_name: `First${i}`,
+    last_name: `Last${i}`,
+    company: `Company ${i % 1000}`,
+    title: 'Engineer',
+    custom_fields: { segment: `s${i % 7}`, source_list: 'bench' },
+  }));
+}
+
+async function copyBaseline(client, rows, workspaceId) {
+  // The same rows, the same indexes as contacts, loaded with COPY from a server-readable file.
+  await client.query('CREATE TABLE bench_copy (LIKE contacts INCLUDING ALL)');
+  const file = join(tmpdir(), `${dbName}.csv`);
+  const esc = (v) => `"${String(v).replace(/"/g, '""')}"`;
+  writeFileSync(
+    file,
+    rows
+      .map((r) =>
+        [workspaceId, r.email, r.first_name, r.last_name, r.company, r.title, JSON.stringify(r.custom_fields), 'import']
+          .map(esc)
+          .join(','),
+      )
+      .join('\n') + '\n',
+  );
+  chmodSync(file, 0o644);
+  let copySeconds = null;
+  try {
+    const t = performance.now();
+    await client.query(
+      `COPY bench_copy (workspace_id, email, first_name, last_name, company, title, custom_fields, source)
+       FROM '${file}' WITH (FORMAT csv)`,
+    );
+    copySeconds = (performance.now() - t) / 1000;
+  } catch (err) {
+    log(`server-side COPY unavailable (${err.message}); only the INSERT baseline is reported`);
+  } finally {
+    rmSync(file, { force: true });
+  }
+  await client.query('TRUNCATE bench_copy');
+  const t = performance.now();
+  for (let i = 0; i < rows.length; i += 10_000) {
+    const part = rows.slice(i, i + 10_000);
+    await client.query(
+      `INSERT INTO bench_copy (workspace_id, email, first_name, last_name, company, title, custom_fields, source)
+       SELECT $1, u.email, u.first_name, u.last_name, u.company, u.title, u.cf, 'import'
+       FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::jsonb[])
+            AS u(email, first_name, last_name, company, title, cf)`,
+      [
+        workspaceId,
+        part.map((r) => r.email),
+        part.map((r) => r.first_name),
+        part.map((r) => r.last_name),
+        part.map((r) => r.company),
+        part.map((r) => r.title),
+        part.map((r) => JSON.stringify(r.custom_fields)),
+      ],
+    );
+  }
+  const insertSeconds = (performance.now() - t) / 1000;
+  await client.query('DROP TABLE bench_copy');
+  return { copySeconds, insertSeconds };
+}
+
+async function main() {
+  await admin(`CREATE DATABASE ${dbName}`);
+  const client = new pg.Client({ connectionString: dbUrl });
+  let service;
+  try {
+    Object.assign(process.env, env);
+    const { runMigrations } = await import(join(root, 'dist/database/migrate.js'));
+    await runMigrations(dbUrl);
+    await client.connect();
+    const org = await cli('org:create', '--name', 'Bench', '--import-row-cap', String(ROWS), '--max-contacts', String(ROWS * 2));
+    const ws = await cli('workspace:create', '--org', org.id, '--name', 'Bench');
+    const key = await cli('key:create', '--tier', 'workspace', '--workspace', ws.id, '--scopes', 'imports:write,imports:read');
+    const rows = makeRows(ROWS);
+    const body = JSON.stringify({ contacts: rows });
+    log(`${ROWS} rows, request body ${(body.length / 1e6).toFixed(1)} MB`);
+
+    service = startService();
+    await service.ready;
+    const base = `http://127.0.0.1:${port}/api/v1`;
+    const headers = { authorization: `Bearer ${key.token}`, 'content-type': 'application/json' };
+    // Warm-up: one small import so first-request costs (JIT, pools) are not measured.
+    const warm = await fetch(`${base}/contacts/import`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ contacts: [{ email: 'warmup@example.com' }] }),
+    });
+    const warmId = (await warm.json()).data.id;
+    for (;;) {
+      const r = await (await fetch(`${base}/imports/${warmId}`, { headers })).json();
+      if (r.data.status === 'completed') break;
+      await new Promise((r2) => setTimeout(r2, 20));
+    }
+    const rssBefore = rssMb(service.child.pid);
+    let rssPeak = rssBefore;
+    const sampler = setInterval(() => {
+      rssPeak = Math.max(rssPeak, rssMb(service.child.pid));
+    }, 25);
+
+    const started = performance.now();
+    const res = await fetch(`${base}/contacts/import`, { method: 'POST', headers, body });
+    const accepted = await res.json();
+    if (res.status !== 202) throw new Error(`POST answered ${res.status}: ${JSON.stringify(accepted)}`);
+    const acceptedSeconds = (performance.now() - started) / 1000;
+    let view;
+    for (;;) {
+      view = (await (await fetch(`${base}/imports/${accepted.data.id}`, { headers })).json()).data;
+      if (view.status === 'completed' || view.status === 'failed') break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const seconds = (performance.now() - started) / 1000;
+    clearInterval(sampler);
+    rssPeak = Math.max(rssPeak, rssMb(service.child.pid));
+    if (view.status !== 'completed' || view.created_count !== ROWS) {
+      throw new Error(`import did not complete as expected: ${JSON.stringify(view).slice(0, 500)}`);
+    }
+    const { rows: [{ n }] } = await client.query('SELECT count(*)::int AS n FROM contacts WHERE workspace_id = $1', [ws.id]);
+    const { rows: [{ e }] } = await client.query(
+      `SELECT count(*)::int AS e FROM events WHERE workspace_id = $1 AND type = 'contact.created'`,
+      [ws.id],
+    );
+    log(`service: ${seconds.toFixed(2)} s (202 after ${acceptedSeconds.toFixed(2)} s); contacts ${n}, events ${e}`);
+
+    const { copySeconds, insertSeconds } = await copyBaseline(client, rows, ws.id);
+    const perSecond = ROWS / seconds;
+    const result = {
+      bench: 'imports',
+      rows: ROWS,
+      service_seconds: round(seconds),
+      service_accepted_seconds: round(acceptedSeconds),
+      service_rows_per_second: Math.round(perSecond),
+      service_rss_before_mb: Math.round(rssBefore),
+      service_rss_peak_mb: Math.round(rssPeak),
+      service_rss_growth_mb: Math.round(rssPeak - rssBefore),
+      copy_seconds: copySeconds === null ? null : round(copySeconds),
+      copy_rows_per_second: copySeconds === null ? null : Math.round(ROWS / copySeconds),
+      insert_unnest_seconds: round(insertSeconds),
+      insert_unnest_rows_per_second: Math.round(ROWS / insertSeconds),
+      ratio_to_copy: copySeconds === null ? null : round(perSecond / (ROWS / copySeconds)),
+      contacts: n,
+      contact_created_events: e,
+      target: { rows_per_second: 20000, rss_growth_mb: 300 },
+      met: perSecond >= 20000 && rssPeak - rssBefore < 300,
+    };
+    console.log(JSON.stringify(result));
+  } finally {
+    if (service) {
+      service.child.kill('SIGTERM');
+      await new Promise((r) => {
+        const t = setTimeout(() => {
+          service.child.kill('SIGKILL');
+          r();
+        }, 8000);
+        service.child.once('exit', () => {
+          clearTimeout(t);
+          r();
+        });
+      });
+    }
+    await client.end().catch(() => {});
+    await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch((e) => log('drop failed', e.message));
+  }
+}
+
+const round = (x) => Math.round(x * 100) / 100;
+
+await main();
