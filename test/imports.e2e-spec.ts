@@ -356,6 +356,19 @@ describe('bulk contact imports', () => {
       source: 'import',
       suppression: { reason: 'unsubscribed' },
     });
+    // the event carries the contact exactly as stored, timestamps as ISO 8601 UTC with milliseconds
+    const goneRow = rows.find((r) => r.email === 'gone@example.com')!;
+    expect(gone).toMatchObject({
+      id: goneRow.id,
+      first_name: 'G',
+      custom_fields: {},
+      stage: 'new',
+      created_at: (goneRow.created_at as Date).toISOString(),
+      updated_at: (goneRow.updated_at as Date).toISOString(),
+    });
+    expect((gone.suppression as { created_at: string }).created_at).toBe(
+      (goneRow.suppressed_at as Date).toISOString(),
+    );
     expect(events.find((e) => e.c.email === 'fine@example.com')!.c).toMatchObject({
       sendable: true,
       suppression: null,
