@@ -150,6 +150,10 @@ describe('campaigns', () => {
       [{ name: 'x', schedule: { ...SCHEDULE, extra: true } }, 'schedule.extra'],
       [{ name: 'x', daily_limit: 0 }, 'daily_limit'],
       [{ name: 'x', stop_on_reply: 'yes' }, 'stop_on_reply'],
+      [{ name: 'x', stop_on_reply: null }, 'stop_on_reply'],
+      [{ name: 'x\u0000' }, 'name'],
+      [{ name: 'x', inbox_ids: null }, 'inbox_ids'],
+      [{ name: 'x', schedule: { ...SCHEDULE, timezone: 'UTC\u0000' } }, 'schedule.timezone'],
     ];
     for (const [body, field] of cases) {
       const res = await create(body);

@@ -96,6 +96,41 @@ describe('sequences', () => {
     expect(patch.body.error.field).toBe('steps.1.body');
   });
 
+  it('refuses text PostgreSQL cannot store and nulls for required fields, never a 500', async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ name: 'a\u0000b' }, 'name'],
+      [{ name: null }, 'name'],
+      [{ name: 'x', steps: null }, 'steps'],
+      [{ name: 'x', steps: [null] }, 'steps.0'],
+      [{ name: 'x', steps: [step(1, { body: 'nul\u0000' })] }, 'steps.0.body'],
+      [{ name: 'x', steps: [step(1, { subject: 'nul\u0000' })] }, 'steps.0.subject'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await create(body);
+      expect({ body, status: res.status, field: res.body.error?.field }).toEqual({
+        body,
+        status: 422,
+        field,
+      });
+    }
+    const seq = (await create({ name: 'ok' })).body.data.id as number;
+    for (const [body, field] of [
+      [{ name: null }, 'name'],
+      [{ steps: null }, 'steps'],
+      [{ status: null }, 'status'],
+    ] as const) {
+      const res = await api(app, t.token).patch(`/sequences/${seq}`).send(body);
+      expect({ body, status: res.status, field: res.body.error?.field }).toEqual({
+        body,
+        status: 422,
+        field,
+      });
+    }
+    const lone = await create({ name: 'surrogates', steps: [step(1, { body: 'a\ud800b' })] });
+    expect(lone.status).toBe(201);
+    expect(lone.body.data.steps[0].body).toBe('a\ufffdb');
+  });
+
   it('replaces steps while draft, publishes, then freezes steps (409)', async () => {
     const seq = (await create({ name: 'Flow' })).body.data;
     const noSteps = await api(app, t.token).post(`/sequences/${seq.id}/publish`);

@@ -12,6 +12,7 @@ import type { CreateSequenceDto, SequenceStepDto, UpdateSequenceDto } from './dt
 import { Sequence, type SequenceStep } from './entities/sequence.entity.js';
 import { SequencesRepository } from './sequences.repository.js';
 import { TemplateError, validateTemplate } from './templates.js';
+import { wellFormed } from './dto/text-rules.js';
 
 export interface SequenceView {
   id: number;
@@ -75,8 +76,8 @@ export function normaliseSteps(steps: SequenceStepDto[]): SequenceStep[] {
     return {
       position: step.position,
       delay_minutes: step.delay_minutes,
-      subject: subject === null || subject.trim() === '' ? null : subject,
-      body: step.body,
+      subject: subject === null || subject.trim() === '' ? null : wellFormed(subject),
+      body: wellFormed(step.body),
     };
   });
 }

@@ -8,7 +8,6 @@ import {
   IsIn,
   IsInt,
   IsObject,
-  IsOptional,
   IsString,
   IsUUID,
   Length,
@@ -21,6 +20,7 @@ import {
 import type { CampaignStatus, Weekday } from '../entities/campaign.entity.js';
 import { TIME_RE, WEEKDAYS } from '../schedule.js';
 import { CAMPAIGN_STATUSES } from '../campaign-state.js';
+import { IsOptionalNotNull, NoNulCharacters } from '../../sequences/dto/text-rules.js';
 
 export const MAX_CAMPAIGN_INBOXES = 100;
 
@@ -51,6 +51,7 @@ export class CreateCampaignDto {
   @ApiProperty({ minLength: 1, maxLength: 200 })
   @IsString()
   @Length(1, 200)
+  @NoNulCharacters()
   name: string;
 
   @ApiPropertyOptional({ type: Number, nullable: true, description: 'A sequence of this workspace' })
@@ -61,7 +62,7 @@ export class CreateCampaignDto {
   sequence_id?: number | null;
 
   @ApiPropertyOptional({ type: [String], format: 'uuid', maxItems: MAX_CAMPAIGN_INBOXES })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsArray()
   @ArrayMaxSize(MAX_CAMPAIGN_INBOXES)
   @ArrayUnique()
@@ -89,16 +90,17 @@ export class CreateCampaignDto {
   daily_limit?: number | null;
 
   @ApiPropertyOptional({ default: true })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsBoolean()
   stop_on_reply?: boolean;
 }
 
 export class UpdateCampaignDto {
   @ApiPropertyOptional({ minLength: 1, maxLength: 200 })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsString()
   @Length(1, 200)
+  @NoNulCharacters()
   name?: string;
 
   @ApiPropertyOptional({ type: Number, nullable: true, description: 'Only while the campaign is draft' })
@@ -109,7 +111,7 @@ export class UpdateCampaignDto {
   sequence_id?: number | null;
 
   @ApiPropertyOptional({ type: [String], format: 'uuid', maxItems: MAX_CAMPAIGN_INBOXES })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsArray()
   @ArrayMaxSize(MAX_CAMPAIGN_INBOXES)
   @ArrayUnique()
@@ -131,7 +133,7 @@ export class UpdateCampaignDto {
   daily_limit?: number | null;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsBoolean()
   stop_on_reply?: boolean;
 
@@ -139,7 +141,7 @@ export class UpdateCampaignDto {
     enum: CAMPAIGN_STATUSES,
     description: 'draft → active ↔ paused; active|paused → archived. Activation checks readiness (422).',
   })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsIn(CAMPAIGN_STATUSES)
   status?: CampaignStatus;
 }

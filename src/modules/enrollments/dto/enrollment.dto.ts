@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import { ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 import { PageQueryDto } from '../../../common/http/pagination.js';
+import { NoNulCharacters, ToQueryId } from '../../sequences/dto/text-rules.js';
 import { ENROLLMENT_STATUSES, STOP_REASONS, type EnrollmentStatus } from '../enrollment-state.js';
 
 const MAX_INT = 2_147_483_647;
@@ -18,13 +19,14 @@ export class StopEnrollmentDto {
   @ApiProperty({ minLength: 1, maxLength: 500, description: 'Why; kept as stop_note' })
   @IsString()
   @Length(1, 500)
+  @NoNulCharacters()
   reason: string;
 }
 
 export class ListEnrollmentsQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ minimum: 1 })
   @IsOptional()
-  @Type(() => Number)
+  @ToQueryId()
   @IsInt({ message: 'campaign_id must be a positive integer' })
   @Min(1, { message: 'campaign_id must be a positive integer' })
   @Max(MAX_INT, { message: 'campaign_id must be a positive integer' })
@@ -32,7 +34,7 @@ export class ListEnrollmentsQueryDto extends PageQueryDto {
 
   @ApiPropertyOptional({ minimum: 1 })
   @IsOptional()
-  @Type(() => Number)
+  @ToQueryId()
   @IsInt({ message: 'contact_id must be a positive integer' })
   @Min(1, { message: 'contact_id must be a positive integer' })
   @Max(MAX_INT, { message: 'contact_id must be a positive integer' })

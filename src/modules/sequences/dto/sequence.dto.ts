@@ -5,7 +5,6 @@ import {
   IsArray,
   IsIn,
   IsInt,
-  IsOptional,
   IsString,
   Length,
   Max,
@@ -15,6 +14,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { TEMPLATE_MAX_LENGTH } from '../templates.js';
+import { IsOptionalNotNull, NoNulCharacters } from './text-rules.js';
 
 export const MAX_STEPS = 50;
 /** One year: a longer gap between two steps is certainly a mistake. */
@@ -47,11 +47,13 @@ export class SequenceStepDto {
   @ValidateIf((_, v) => v !== null && v !== undefined)
   @IsString()
   @MaxLength(SUBJECT_MAX_LENGTH)
+  @NoNulCharacters()
   subject: string | null;
 
   @ApiProperty({ maxLength: TEMPLATE_MAX_LENGTH, description: 'Liquid template' })
   @IsString()
   @Length(1, TEMPLATE_MAX_LENGTH)
+  @NoNulCharacters()
   body: string;
 }
 
@@ -59,10 +61,11 @@ export class CreateSequenceDto {
   @ApiProperty({ minLength: 1, maxLength: 200 })
   @IsString()
   @Length(1, 200)
+  @NoNulCharacters()
   name: string;
 
   @ApiPropertyOptional({ type: [SequenceStepDto], maxItems: MAX_STEPS })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsArray()
   @ArrayMaxSize(MAX_STEPS)
   @ValidateNested({ each: true })
@@ -72,9 +75,10 @@ export class CreateSequenceDto {
 
 export class UpdateSequenceDto {
   @ApiPropertyOptional({ minLength: 1, maxLength: 200 })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsString()
   @Length(1, 200)
+  @NoNulCharacters()
   name?: string;
 
   @ApiPropertyOptional({
@@ -82,7 +86,7 @@ export class UpdateSequenceDto {
     maxItems: MAX_STEPS,
     description: 'Replaces all steps; only while the sequence is draft (else 409)',
   })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsArray()
   @ArrayMaxSize(MAX_STEPS)
   @ValidateNested({ each: true })
@@ -93,7 +97,7 @@ export class UpdateSequenceDto {
     enum: ['archived'],
     description: 'Archive the sequence (from draft or published); publish with POST /sequences/{id}/publish',
   })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsIn(['archived'])
   status?: 'archived';
 }

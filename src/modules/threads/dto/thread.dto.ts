@@ -1,14 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsUUID, Max, Min } from 'class-validator';
 import { PageQueryDto } from '../../../common/http/pagination.js';
+import { ToQueryId } from '../../sequences/dto/text-rules.js';
 
 const MAX_INT = 2_147_483_647;
 
 export class ListThreadsQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ minimum: 1 })
   @IsOptional()
-  @Type(() => Number)
+  @ToQueryId()
   @IsInt({ message: 'contact_id must be a positive integer' })
   @Min(1, { message: 'contact_id must be a positive integer' })
   @Max(MAX_INT, { message: 'contact_id must be a positive integer' })
@@ -16,7 +16,7 @@ export class ListThreadsQueryDto extends PageQueryDto {
 
   @ApiPropertyOptional({ minimum: 1 })
   @IsOptional()
-  @Type(() => Number)
+  @ToQueryId()
   @IsInt({ message: 'campaign_id must be a positive integer' })
   @Min(1, { message: 'campaign_id must be a positive integer' })
   @Max(MAX_INT, { message: 'campaign_id must be a positive integer' })
