@@ -95,7 +95,8 @@ export function configureHttpApp(app: NestExpressApplication): void {
       { path: 'u/:token', method: RequestMethod.ALL },
     ],
   });
-  app.enableShutdownHooks();
+  // No enableShutdownHooks(): main.ts owns SIGTERM/SIGINT (close the app, stop embedded services,
+  // exit 0). Nest's hook would re-raise the signal after closing and kill the process mid-shutdown.
   setupOpenApi(app);
 }
 

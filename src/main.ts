@@ -30,17 +30,23 @@ async function main(): Promise<void> {
     const applied = await runMigrations();
     if (applied.length) logger.info({ applied }, 'migrations applied');
   }
+  /** The one signal handler: closes Nest (its shutdown hooks run in close()), then embedded services. */
   const shutdown = async (app: { close(): Promise<void> }): Promise<void> => {
-    await app.close();
+    let code = 0;
+    try {
+      await app.close();
+    } catch (err) {
+      logger.error({ err: err instanceof Error ? err.message : String(err) }, 'error while shutting down');
+      code = 1;
+    }
     await embedded.stop();
-    process.exit(0);
+    process.exit(code);
   };
   if (config.appRole === 'worker') {
     const { NestFactory } = await import('@nestjs/core');
     const { AppModule } = await import('./app.module.js');
     const { PinoNestLogger } = await import('./common/logging/logger.js');
     const ctx = await NestFactory.createApplicationContext(AppModule, { logger: new PinoNestLogger() });
-    ctx.enableShutdownHooks();
     logger.info('workers ready');
     process.once('SIGTERM', () => void shutdown(ctx));
     process.once('SIGINT', () => void shutdown(ctx));

@@ -3,35 +3,15 @@
  * database. `--json` prints exactly one JSON object on stdout; failures exit non-zero with one line
  * on stderr; keys it mints work against the API and stop working when revoked.
  */
-import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFile } from 'node:child_process';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { api, bootApp } from './helpers/app.js';
+import { ensureBuilt } from './helpers/dist.js';
 
 interface CliResult {
   stdout: string;
   stderr: string;
   code: number;
-}
-
-function newestMtime(dir: string): number {
-  let t = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    t = Math.max(t, e.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
-  }
-  return t;
-}
-
-/** Builds dist/ once when it is missing or older than src/ (tsc still emits on type errors elsewhere). */
-function ensureBuilt(): void {
-  if (existsSync('dist/cli.js') && statSync('dist/cli.js').mtimeMs >= newestMtime('src')) return;
-  const res = spawnSync('npx', ['nest', 'build'], {
-    encoding: 'utf8',
-    env: { ...process.env, NODE_OPTIONS: '' },
-  });
-  if (!existsSync('dist/cli.js')) throw new Error(`nest build failed:\n${res.stdout}\n${res.stderr}`);
 }
 
 function cli(...args: string[]): Promise<CliResult> {

@@ -1,0 +1,43 @@
+/** The built service (dist/), for tests that run it as operators do: `node dist/main.js`, `node dist/cli.js`. */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+function newestMtime(dir: string): number {
+  let t = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    t = Math.max(t, e.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
+  }
+  return t;
+}
+
+/**
+ * Builds dist/ once when it is missing or older than src/. tsc emits even when another file has a type
+ * error (`npm run check` catches those), so only a missing output fails here.
+ */
+export function ensureBuilt(): void {
+  const fresh = existsSync('dist/cli.js') && statSync('dist/cli.js').mtimeMs >= newestMtime('src');
+  if (fresh && existsSync('dist/main.js')) return;
+  const res = spawnSync('npx', ['nest', 'build'], {
+    encoding: 'utf8',
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
+  if (!existsSync('dist/cli.js') || !existsSync('dist/main.js')) {
+    throw new Error(`nest build failed:\n${res.stdout}\n${res.stderr}`);
+  }
+}
+
+/** A TCP port nobody listens on right now. */
+export async function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const srv = createServer();
+    srv.once('error', fail);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => ok(port));
+    });
+  });
+}
