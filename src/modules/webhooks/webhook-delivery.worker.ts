@@ -26,7 +26,7 @@ import {
   type WebhookSettings,
 } from './webhook-settings.js';
 
-interface ClaimedRow {
+export interface ClaimedRow {
   id: number;
   attempts: number;
   event_id: string;
@@ -35,14 +35,30 @@ interface ClaimedRow {
   endpoint_id: number;
   url: string;
   secret_sealed: string;
-  data: Record<string, unknown>;
-  occurred_at: Date;
+  /** The event's data as JSON text (jsonb::text), spliced into the envelope as is. */
+  data: string;
+  /** ISO 8601 UTC with milliseconds, formatted by Postgres. */
+  occurred_at: string;
 }
 
 interface Result {
   row: ClaimedRow;
   outcome: AttemptOutcome;
   at: Date;
+}
+
+/** `occurred_at` as the envelope shows it, formatted in SQL (no Date round trip). */
+export const OCCURRED_AT_ISO = `to_char(ev.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** The envelope's exact bytes: `data` is already JSON text from Postgres (no parse and re-stringify). */
+export function envelope(
+  row: Pick<ClaimedRow, 'event_id' | 'event' | 'occurred_at' | 'workspace_id' | 'data'>,
+): string {
+  return (
+    `{"id":${JSON.stringify(row.event_id)},"version":"v1","event":${JSON.stringify(row.event)},` +
+    `"occurred_at":${JSON.stringify(row.occurred_at)},"workspace_id":${JSON.stringify(row.workspace_id)},` +
+    `"data":${row.data}}`
+  );
 }
 
 const CLAIM_SQL = `
@@ -55,11 +71,11 @@ WITH due AS (
   FOR UPDATE OF d SKIP LOCKED
 )
 UPDATE webhook_deliveries d
-SET next_attempt_at = now() + make_interval(secs => $2)
+SET next_attempt_at = now() + make_interval(secs => $2::float8)
 FROM due, webhook_endpoints e, events ev
 WHERE d.id = due.id AND e.id = d.endpoint_id AND ev.id = d.event_id
 RETURNING d.id, d.attempts, d.event_id, d.event, d.workspace_id, d.endpoint_id, e.url, e.secret_sealed,
-  ev.data, ev.occurred_at`;
+  ev.data::text AS data, ${OCCURRED_AT_ISO} AS occurred_at`;
 
 const SUCCESS_SQL = `
 WITH v AS (
@@ -90,7 +106,7 @@ WITH ep AS (
 UPDATE webhook_deliveries d
 SET attempts = d.attempts + 1,
     status = CASE WHEN d.attempts + 1 >= $3 THEN 'failed' ELSE 'pending' END,
-    next_attempt_at = CASE WHEN d.attempts + 1 >= $3 THEN NULL ELSE now() + make_interval(secs => $4) END,
+    next_attempt_at = CASE WHEN d.attempts + 1 >= $3 THEN NULL ELSE now() + make_interval(secs => $4::float8) END,
     last_attempt_at = $5, last_status_code = $6, last_error = $7, last_error_class = $8,
     last_duration_ms = $11, last_response_excerpt = $12
 WHERE d.id = $1 AND d.status = 'pending'`;
@@ -106,6 +122,9 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
   /** The last claim filled its batch, so more may be due: a finished attempt claims again at once. */
   private backlog = false;
   private readonly attempts = new Set<Promise<void>>();
+  /** Leased deliveries handed over by the dispatcher, waiting for a free slot. */
+  private readonly queue: Array<{ row: ClaimedRow; startBy: number }> = [];
+  private onRoom: (() => void) | null = null;
   private readonly results: Result[] = [];
   private flushing: Promise<void> | null = null;
   private readonly secrets = new Map<string, { secret: string; key: Buffer }>();
@@ -123,6 +142,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
     this.running = false;
     this.waker.wake();
     await this.loop;
+    this.queue.length = 0;
     await Promise.allSettled([...this.attempts]);
     await this.flush();
     await this.http?.close();
@@ -133,12 +153,53 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
     this.waker.wake();
   }
 
+  /** Seconds a claimed delivery stays leased to this process. */
+  get leaseSeconds(): number {
+    return 3 * Math.ceil(this.settings.timeoutMs / 1000) + 30;
+  }
+
+  /** How many more leased deliveries this process takes over right now (0 when shutting down). */
+  room(): number {
+    if (!this.running) return 0;
+    return Math.max(0, 3 * this.settings.concurrency - this.queue.length - this.inFlight);
+  }
+
+  /** Calls `listener` once, when room frees up (the dispatcher waits on it while saturated). */
+  whenRoom(listener: () => void): void {
+    this.onRoom = listener;
+  }
+
+  /**
+   * Takes deliveries the dispatcher created already leased to this process (saves a claim round
+   * trip). One not started well within its lease is dropped: the lease expires and any process
+   * claims it again.
+   */
+  accept(rows: ClaimedRow[]): void {
+    const { timeoutMs } = this.settings;
+    const startBy = Date.now() + (this.leaseSeconds * 1000 - timeoutMs) / 2;
+    for (const row of rows) this.queue.push({ row, startBy });
+    this.pump();
+  }
+
+  private pump(): void {
+    const { concurrency } = this.settings;
+    while (this.running && this.inFlight < concurrency && this.queue.length) {
+      const next = this.queue.shift()!;
+      if (Date.now() <= next.startBy) this.start(next.row);
+    }
+    if (this.onRoom && this.room() >= this.settings.concurrency) {
+      const listener = this.onRoom;
+      this.onRoom = null;
+      listener();
+    }
+  }
+
   private async run(): Promise<void> {
-    const { concurrency, pollMs, timeoutMs } = this.settings;
-    const leaseSeconds = Math.ceil(timeoutMs / 1000) + 30;
+    const { concurrency, pollMs } = this.settings;
+    const leaseSeconds = this.leaseSeconds;
     const batch = Math.max(1, Math.min(200, concurrency));
     while (this.running) {
-      const free = concurrency - this.inFlight;
+      const free = concurrency - this.inFlight - this.queue.length;
       if (free < Math.min(batch, Math.ceil(concurrency / 4))) {
         await this.waker.sleep(pollMs);
         continue;
@@ -171,6 +232,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
       .finally(() => {
         this.inFlight -= 1;
         this.attempts.delete(p);
+        this.pump();
         if (this.backlog) this.waker.wake();
       });
     this.attempts.add(p);
@@ -203,15 +265,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
         excerpt: null,
       };
     }
-    const occurredAt = row.occurred_at instanceof Date ? row.occurred_at : new Date(row.occurred_at);
-    const body = JSON.stringify({
-      id: row.event_id,
-      version: 'v1',
-      event: row.event,
-      occurred_at: occurredAt.toISOString(),
-      workspace_id: row.workspace_id,
-      data: row.data,
-    });
+    const body = envelope(row);
     const { secret, key } = this.secretFor(row);
     const headers = signedHeaders(secret, row.event_id, row.event, body, new Date(), key);
     return this.http.post(target, headers, body);

@@ -11,7 +11,7 @@ import { logger } from '../../common/logging/logger.js';
 import { appConfig } from '../../config/app-config.js';
 import { onOutboxWrite } from '../events/outbox.js';
 import { Waker } from './loop.js';
-import { WebhookDeliveryWorker } from './webhook-delivery.worker.js';
+import { OCCURRED_AT_ISO, WebhookDeliveryWorker, type ClaimedRow } from './webhook-delivery.worker.js';
 import { webhookSettings } from './webhook-settings.js';
 
 const BATCH = 1000;
@@ -25,7 +25,7 @@ WITH ev AS (
   FOR UPDATE SKIP LOCKED
 ), ins AS (
   INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, event, status, next_attempt_at)
-  SELECT ev.workspace_id, e.id, ev.id, ev.type, 'pending', now() + make_interval(secs => $2)
+  SELECT ev.workspace_id, e.id, ev.id, ev.type, 'pending', now() + make_interval(secs => $2::float8)
   FROM ev JOIN webhook_endpoints e
     ON e.workspace_id = ev.workspace_id AND split_part(ev.type, '.', 1) = ANY (e.events)
   ON CONFLICT (endpoint_id, event_id) DO NOTHING
@@ -34,6 +34,40 @@ WITH ev AS (
   UPDATE events SET dispatched_at = now() FROM ev WHERE events.id = ev.id RETURNING 1
 )
 SELECT (SELECT count(*) FROM upd)::int AS events, (SELECT count(*) FROM ins)::int AS deliveries`;
+
+/**
+ * The same, when the first attempt is due at once: deliveries to enabled endpoints are created
+ * already leased to this process and returned with what an attempt needs, so the local delivery
+ * loop starts them without a claim round trip. If this process dies, the lease expires and any
+ * process claims them.
+ */
+const DISPATCH_AND_LEASE_SQL = `
+WITH ev AS (
+  SELECT id, workspace_id, type, data, occurred_at FROM events
+  WHERE dispatched_at IS NULL
+  ORDER BY created_at
+  LIMIT $1
+  FOR UPDATE SKIP LOCKED
+), ins AS (
+  INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, event, status, next_attempt_at)
+  SELECT ev.workspace_id, e.id, ev.id, ev.type, 'pending',
+    now() + make_interval(secs => CASE WHEN e.status = 'enabled' THEN $3::float8 ELSE $2::float8 END)
+  FROM ev JOIN webhook_endpoints e
+    ON e.workspace_id = ev.workspace_id AND split_part(ev.type, '.', 1) = ANY (e.events)
+  ON CONFLICT (endpoint_id, event_id) DO NOTHING
+  RETURNING id, attempts, event_id, event, workspace_id, endpoint_id
+), upd AS (
+  UPDATE events SET dispatched_at = now() FROM ev WHERE events.id = ev.id RETURNING 1
+)
+SELECT c.events, x.* FROM (SELECT count(*)::int AS events FROM upd) c
+LEFT JOIN (
+  SELECT ins.id, ins.attempts, ins.event_id, ins.event, ins.workspace_id, ins.endpoint_id, e.url,
+    e.secret_sealed, e.status AS endpoint_status, ev.data::text AS data, ${OCCURRED_AT_ISO} AS occurred_at
+  FROM ins JOIN ev ON ev.id = ins.event_id JOIN webhook_endpoints e ON e.id = ins.endpoint_id
+) x ON true`;
+
+/** Below this much room in the local delivery loop, the dispatcher waits instead of handing over. */
+const MIN_HANDOFF = 32;
 
 @Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
@@ -70,14 +104,36 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     return rows[0] ?? { events: 0, deliveries: 0 };
   }
 
+  /** Dispatches and hands the new deliveries of enabled endpoints to the local delivery loop. */
+  async dispatchAndLease(limit: number): Promise<{ events: number; deliveries: number }> {
+    const firstDelay = appConfig().webhookRetryScheduleSeconds[0] ?? 0;
+    const rows = (await this.db.query(DISPATCH_AND_LEASE_SQL, [
+      limit,
+      firstDelay,
+      this.deliveries.leaseSeconds,
+    ])) as Array<ClaimedRow & { events: number; id: number | null; endpoint_status: string }>;
+    const leased = rows.filter((r) => r.id !== null && r.endpoint_status === 'enabled');
+    if (leased.length) this.deliveries.accept(leased);
+    return { events: rows[0]?.events ?? 0, deliveries: rows.filter((r) => r.id !== null).length };
+  }
+
   private async run(): Promise<void> {
     const { pollMs } = webhookSettings();
     while (this.running) {
       let full = false;
       try {
-        const r = await this.dispatchOnce();
+        const immediate = (appConfig().webhookRetryScheduleSeconds[0] ?? 0) === 0;
+        const room = this.deliveries.room();
+        if (immediate && room < MIN_HANDOFF) {
+          // The local loop is saturated: leave the events to other processes until room frees up.
+          this.deliveries.whenRoom(() => this.waker.wake());
+          await this.waker.sleep(pollMs);
+          continue;
+        }
+        const limit = immediate ? Math.min(BATCH, room) : BATCH;
+        const r = immediate ? await this.dispatchAndLease(limit) : await this.dispatchOnce();
         if (r.deliveries > 0) this.deliveries.wake();
-        full = r.events >= BATCH;
+        full = r.events >= limit;
       } catch (err) {
         if (!this.running) break;
         logger.error({ err }, 'webhook dispatcher pass failed');

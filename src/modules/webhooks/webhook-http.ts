@@ -7,6 +7,7 @@
  * undici 8 declares Node >= 22; its index also wires web APIs (zstd, CacheStorage) that Node 20
  * lacks, so we load only the dispatcher and request API files, which run on Node 20.
  */
+import { setMaxListeners } from 'node:events';
 import { createRequire } from 'node:module';
 import type { Dispatcher, Pool as UndiciPool } from 'undici';
 import type { CheckedTarget } from './target-guard.js';
@@ -86,14 +87,51 @@ function classify(err: unknown): { errorClass: ErrorClass; message: string } {
   return { errorClass: 'connection', message: 'connection error' };
 }
 
+/**
+ * Attempt deadlines, shared: requests that start within the same 50 ms share one AbortController
+ * that fires `timeoutMs` after the slot began (so a deadline is at most 50 ms early). One timer per
+ * slot instead of one per request keeps the hot path light.
+ */
+class DeadlineSlots {
+  private current: { signal: AbortSignal; until: number } | null = null;
+  private readonly timers = new Set<NodeJS.Timeout>();
+
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly slotMs = 50,
+  ) {}
+
+  signal(): AbortSignal {
+    const now = Date.now();
+    if (this.current && now < this.current.until) return this.current.signal;
+    const controller = new AbortController();
+    setMaxListeners(0, controller.signal);
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      controller.abort(new DOMException('webhook attempt timed out', 'TimeoutError'));
+    }, this.timeoutMs);
+    timer.unref();
+    this.timers.add(timer);
+    this.current = { signal: controller.signal, until: now + this.slotMs };
+    return controller.signal;
+  }
+
+  close(): void {
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+  }
+}
+
 export class WebhookHttpClient {
   private readonly pools = new Map<string, PoolEntry>();
+  private readonly deadlines: DeadlineSlots;
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
     private readonly timeoutMs: number,
     private readonly connectionsPerPool = 64,
   ) {
+    this.deadlines = new DeadlineSlots(timeoutMs);
     this.sweeper = setInterval(() => void this.sweep(60_000), 30_000);
     this.sweeper.unref();
   }
@@ -135,7 +173,7 @@ export class WebhookHttpClient {
       ...o,
       durationMs: Math.round(performance.now() - started),
     });
-    const signal = AbortSignal.timeout(this.timeoutMs);
+    const signal = this.deadlines.signal();
     const path = `${target.url.pathname}${target.url.search}`;
     let res: Dispatcher.ResponseData;
     try {
@@ -185,6 +223,7 @@ export class WebhookHttpClient {
 
   async close(): Promise<void> {
     clearInterval(this.sweeper);
+    this.deadlines.close();
     const entries = [...this.pools.values()];
     this.pools.clear();
     await Promise.all(entries.map((e) => e.pool.destroy().catch(() => undefined)));

@@ -1,0 +1,274 @@
+#!/usr/bin/env node
+/**
+ * Webhook delivery benchmark (not a test): 10,000 events through the outbox to one local receiver,
+ * next to a raw undici loop posting the same signed payloads to the same receiver, in the same run.
+ *
+ *   npx nest build && node bench/webhooks.mjs
+ *
+ * Uses DATABASE_URL's server (a scratch database is created and dropped) and REDIS_URL (default
+ * redis://127.0.0.1:6379, a private key prefix). The service runs as a child process
+ * (`node dist/main.js`, APP_ROLE=worker) exactly as in production. Env: BENCH_EVENTS (10000),
+ * BENCH_RAW_CONCURRENCY (128). Prints one JSON object with the figures on stdout.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(join(root, 'package.json'));
+const Pool = require('undici/lib/dispatcher/pool.js');
+const apiRequest = require('undici/lib/api/api-request.js');
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000);
+const RAW_CONCURRENCY = Number(process.env.BENCH_RAW_CONCURRENCY ?? 128);
+const log = (...a) => console.error('[bench:webhooks]', ...a);
+
+const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const dbName = `bench_webhooks_${Date.now()}_${randomBytes(3).toString('hex')}`;
+const dbUrl = (() => {
+  const u = new URL(adminUrl);
+  u.pathname = `/${dbName}`;
+  return u.toString();
+})();
+const encryptionKey = randomBytes(32);
+const env = {
+  ...process.env,
+  DATABASE_URL: dbUrl,
+  REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+  REDIS_PREFIX: `bench:${dbName}`,
+  API_KEY_PEPPER: randomBytes(24).toString('base64url'),
+  ENCRYPTION_KEY: encryptionKey.toString('hex'),
+  APP_ROLE: 'worker',
+  LOG_LEVEL: 'info',
+  ACCESS_LOG: 'false',
+  WEBHOOK_ALLOWED_TEST_HOSTS: '127.0.0.1',
+  PORT: '0',
+};
+
+async function admin(sql) {
+  const c = new pg.Client({ connectionString: adminUrl });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
+}
+
+function startReceiver() {
+  let count = 0;
+  const seen = new Set();
+  let onCount = () => {};
+  const server = createServer((req, res) => {
+    req.on('data', () => {});
+    req.on('end', () => {
+      count += 1;
+      const id = req.headers['x-service-event-id'];
+      if (id) seen.add(id);
+      res.writeHead(204).end();
+      onCount(count, seen.size);
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({
+        server,
+        url: `http://127.0.0.1:${server.address().port}/hook`,
+        count: () => count,
+        unique: () => seen.size,
+        reset: () => {
+          count = 0;
+          seen.clear();
+        },
+        onCount: (fn) => (onCount = fn),
+      }),
+    ),
+  );
+}
+
+async function rawLoop(url, payloads) {
+  const target = new URL(url);
+  const pool = new Pool(target.origin, { connections: 64, pipelining: 1, keepAliveTimeout: 30_000 });
+  let next = 0;
+  const started = performance.now();
+  const worker = async () => {
+    while (next < payloads.length) {
+      const p = payloads[next++];
+      const res = await apiRequest.call(pool, {
+        origin: target.origin,
+        path: target.pathname,
+        method: 'POST',
+        headers: p.headers,
+        body: p.body,
+      });
+      for await (const _ of res.body);
+      if (res.statusCode >= 300) throw new Error(`raw loop got ${res.statusCode}`);
+    }
+  };
+  await Promise.all(Array.from({ length: RAW_CONCURRENCY }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  await pool.close();
+  return { seconds, perSecond: payloads.length / seconds };
+}
+
+function startWorker() {
+  const child = spawn(
+    process.execPath,
+    [...(process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean), join(root, 'dist/main.js')],
+    {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let out = '';
+  const ready = new Promise((resolve, reject) => {
+    const onData = (d) => {
+      out += d.toString();
+      if (out.includes('workers ready')) resolve();
+      if (out.length > 100_000) out = out.slice(-10_000);
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`worker exited early (${code}): ${out.slice(-2000)}`)));
+  });
+  return { child, ready };
+}
+
+async function main() {
+  await admin(`CREATE DATABASE ${dbName}`);
+  const client = new pg.Client({ connectionString: dbUrl });
+  let worker;
+  let receiver;
+  try {
+    Object.assign(process.env, env);
+    const { runMigrations } = await import(join(root, 'dist/database/migrate.js'));
+    await runMigrations(dbUrl);
+    const { seal } = await import(join(root, 'dist/common/crypto/crypto.js'));
+    const { generateSecret, signedHeaders, standardKey } = await import(
+      join(root, 'dist/modules/webhooks/signing.js')
+    );
+    await client.connect();
+    receiver = await startReceiver();
+
+    const workspaceId = randomUUID();
+    const secret = generateSecret();
+    const key = standardKey(secret);
+    const events = Array.from({ length: EVENTS }, (_, i) => ({
+      id: randomUUID(),
+      data: { contact: { id: i + 1, email: `person${i + 1}@example.com`, first_name: 'Ada', stage: 'new' } },
+      occurredAt: new Date(),
+    }));
+
+    // 1. The raw undici loop: the same envelopes, signed the same way, straight to the receiver.
+    const payloads = events.map((e) => {
+      const body = JSON.stringify({
+        id: e.id,
+        version: 'v1',
+        event: 'contact.created',
+        occurred_at: e.occurredAt.toISOString(),
+        workspace_id: workspaceId,
+        data: e.data,
+      });
+      return { body, headers: signedHeaders(secret, e.id, 'contact.created', body, new Date(), key) };
+    });
+    await rawLoop(receiver.url, payloads.slice(0, Math.min(1000, payloads.length))); // warm-up
+    receiver.reset();
+    const raw = await rawLoop(receiver.url, payloads);
+    log(`raw undici: ${raw.perSecond.toFixed(0)} req/s`);
+    receiver.reset();
+
+    // 2. The service: a worker process, one endpoint, EVENTS outbox rows committed at once.
+    await client.query(
+      `INSERT INTO webhook_endpoints (workspace_id, url, events, status, secret_sealed)
+       VALUES ($1, $2, ARRAY['contact'], 'enabled', $3)`,
+      [workspaceId, receiver.url, seal(secret, encryptionKey)],
+    );
+    worker = startWorker();
+    await worker.ready;
+    log('worker ready; writing events');
+    const done = new Promise((resolve) =>
+      receiver.onCount((_count, unique) => {
+        if (unique >= EVENTS) resolve();
+      }),
+    );
+    const started = performance.now();
+    await client.query(
+      `INSERT INTO events (id, workspace_id, type, data, occurred_at)
+       SELECT u.id, $1, 'contact.created', u.data, u.at
+       FROM unnest($2::uuid[], $3::jsonb[], $4::timestamptz[]) AS u(id, data, at)`,
+      [
+        workspaceId,
+        events.map((e) => e.id),
+        events.map((e) => JSON.stringify(e.data)),
+        events.map((e) => e.occurredAt.toISOString()),
+      ],
+    );
+    let trace;
+    if (process.env.BENCH_TRACE) {
+      const tc = new pg.Client({ connectionString: dbUrl });
+      await tc.connect();
+      trace = setInterval(async () => {
+        const r = await tc.query(
+          `SELECT (SELECT count(*) FROM events WHERE dispatched_at IS NOT NULL)::int AS dispatched,
+                  (SELECT count(*) FROM webhook_deliveries WHERE status = 'succeeded')::int AS succeeded`,
+        );
+        log(`${((performance.now() - started) / 1000).toFixed(2)}s received=${receiver.count()}`, r.rows[0]);
+      }, 200);
+      trace.client = tc;
+    }
+    await done;
+    if (trace) {
+      clearInterval(trace);
+      await trace.client.end();
+    }
+    const receivedSeconds = (performance.now() - started) / 1000;
+    // Wait until every delivery is recorded as succeeded, too.
+    let recorded = 0;
+    while (recorded < EVENTS) {
+      const r = await client.query(
+        `SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'succeeded'`,
+      );
+      recorded = r.rows[0].n;
+      if (recorded < EVENTS) await new Promise((r) => setTimeout(r, 20));
+    }
+    const recordedSeconds = (performance.now() - started) / 1000;
+    const service = EVENTS / receivedSeconds;
+    const result = {
+      bench: 'webhooks',
+      events: EVENTS,
+      raw_undici_per_second: Math.round(raw.perSecond),
+      service_deliveries_per_second: Math.round(service),
+      service_recorded_per_second: Math.round(EVENTS / recordedSeconds),
+      ratio_to_raw: Math.round((service / raw.perSecond) * 100) / 100,
+      duplicates_received: receiver.count() - receiver.unique(),
+      target: { deliveries_per_second: 1000, ratio_to_raw: 0.5 },
+      met: service >= 1000 && service / raw.perSecond >= 0.5,
+    };
+    console.log(JSON.stringify(result));
+  } finally {
+    if (worker) {
+      worker.child.kill('SIGTERM');
+      await new Promise((r) => {
+        const t = setTimeout(() => {
+          worker.child.kill('SIGKILL');
+          r();
+        }, 5000);
+        worker.child.once('exit', () => {
+          clearTimeout(t);
+          r();
+        });
+      });
+    }
+    receiver?.server.closeAllConnections();
+    receiver?.server.close();
+    await client.end().catch(() => {});
+    await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch((e) => log('drop failed', e.message));
+  }
+}
+
+await main();
