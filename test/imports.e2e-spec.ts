@@ -326,14 +326,14 @@ describe('bulk contact imports', () => {
     );
     await db.query(
       `INSERT INTO contacts (workspace_id, email, suppression_reason, suppressed_at)
-       VALUES ($1, 'was@example.com', 'bounced', now())`,
+       VALUES ($1, 'was@example.com', 'bounced', now()), ($1, 'unmarked@blocked.test', NULL, NULL)`,
       [t.workspaceId],
     );
     const res = await api(app, t.token).post('/contacts/import').send({
-      csv: 'email,first_name\nGONE@example.com,G\nsomeone@blocked.test,B\nfine@example.com,F\nwas@example.com,W',
+      csv: 'email,first_name\nGONE@example.com,G\nsomeone@blocked.test,B\nfine@example.com,F\nwas@example.com,W\nunmarked@blocked.test,U',
     });
     const done = await finished(t, res.body.data.id);
-    expect(done).toMatchObject({ created_count: 3, updated_count: 1, error_count: 0 });
+    expect(done).toMatchObject({ created_count: 3, updated_count: 2, error_count: 0 });
     const rows = await contacts(t.workspaceId);
     const reason = Object.fromEntries(rows.map((r) => [r.email, r.suppression_reason]));
     expect(reason).toEqual({
@@ -341,6 +341,7 @@ describe('bulk contact imports', () => {
       'someone@blocked.test': 'manual',
       'fine@example.com': null,
       'was@example.com': 'bounced',
+      'unmarked@blocked.test': 'manual',
     });
     expect(rows.find((r) => r.email === 'was@example.com')!.first_name).toBe('W');
     expect(rows.filter((r) => r.suppression_reason !== null).every((r) => r.suppressed_at !== null)).toBe(

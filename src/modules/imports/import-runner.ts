@@ -16,7 +16,7 @@ import type { ImportRowError, ImportStatus } from './entities/import-batch.entit
 import { MAX_CUSTOM_FIELDS } from './import-rows.js';
 
 /** Rows per chunk (a checkpoint after each). IMPORT_CHUNK_ROWS overrides it (tests, tuning). */
-export const IMPORT_CHUNK_ROWS = Math.max(1, Number(process.env.IMPORT_CHUNK_ROWS) || 2000);
+export const IMPORT_CHUNK_ROWS = Math.max(1, Number(process.env.IMPORT_CHUNK_ROWS) || 5000);
 /** Errors listed on the batch; the count covers all of them. */
 export const MAX_LISTED_ERRORS = 100;
 export const CAP_EXCEEDED = 'import_cap_exceeded';
@@ -60,12 +60,20 @@ const SRC = `src AS (
 
 /**
  * The suppression of an address: its own entry first, else its domain's ($4 workspace). Each join
- * matches at most one row (unique per workspace), so the planner may hash-join a whole chunk.
+ * matches at most one row (unique per workspace). A workspace without suppressions skips the joins.
  */
-const SUPPRESSION = `LEFT JOIN suppressions se ON se.workspace_id = $4 AND se.email = src.email
-  LEFT JOIN suppressions sd ON sd.workspace_id = $4 AND sd.domain = regexp_replace(src.email, '^.*@', '')`;
-const SUP_REASON = 'COALESCE(se.reason, sd.reason)';
-const SUP_AT = 'CASE WHEN se.id IS NOT NULL THEN se.created_at ELSE sd.created_at END';
+interface SuppressionSql {
+  join: string;
+  reason: string;
+  at: string;
+}
+const WITH_SUPPRESSIONS: SuppressionSql = {
+  join: `LEFT JOIN suppressions se ON se.workspace_id = $4 AND se.email = src.email
+  LEFT JOIN suppressions sd ON sd.workspace_id = $4 AND sd.domain = regexp_replace(src.email, '^.*@', '')`,
+  reason: 'COALESCE(se.reason, sd.reason)',
+  at: 'CASE WHEN se.id IS NOT NULL THEN se.created_at ELSE sd.created_at END',
+};
+const WITHOUT_SUPPRESSIONS: SuppressionSql = { join: '', reason: 'NULL::text', at: 'NULL::timestamptz' };
 
 const CONTACT_COLUMNS = `c.id, c.email, c.first_name, c.last_name, c.company, c.title, c.phone, c.timezone,
   c.custom_fields, c.stage, c.source, c.suppression_reason, c.suppressed_at, c.created_at, c.updated_at`;
@@ -80,7 +88,10 @@ SELECT count(*)::int AS rows,
                 FILTER (WHERE data ? '_error'), '[]'::jsonb) AS errors
 FROM import_rows WHERE import_id = $1 AND row_number > $2 AND row_number <= $3`;
 
-const iso = (col: string): string => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const ISO_FORMAT = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+const iso = (col: string): string => `to_char(${col} AT TIME ZONE 'UTC', ${ISO_FORMAT})`;
+/** Inserted rows carry created_at = updated_at = now() (as timestamptz(3)): format that once. */
+const isoOrNow = (col: string): string => `CASE WHEN ${col} = t.now3 THEN t.now_iso ELSE ${iso(col)} END`;
 
 /**
  * The contact of CONTRACT §4 (as src/modules/contacts/contact-view.ts shows it), built in SQL so a
@@ -92,28 +103,30 @@ const CONTACT_JSON = `jsonb_build_object(
   'custom_fields', ins.custom_fields, 'stage', ins.stage, 'sendable', ins.suppression_reason IS NULL,
   'suppression', CASE WHEN ins.suppression_reason IS NULL THEN NULL ELSE jsonb_build_object(
     'reason', ins.suppression_reason, 'created_at', ${iso('COALESCE(ins.suppressed_at, ins.updated_at)')}) END,
-  'source', ins.source, 'created_at', ${iso('ins.created_at')}, 'updated_at', ${iso('ins.updated_at')})`;
+  'source', ins.source, 'created_at', ${isoOrNow('ins.created_at')}, 'updated_at', ${isoOrNow('ins.updated_at')})`;
 
 /**
- * New contacts only (an address that exists, or appears concurrently, is left to UPDATE_SQL), and
+ * New contacts only (an address that exists, or appears concurrently, is left to updateSql), and
  * one `contact.created` outbox row per inserted contact, in the same statement and transaction
  * (the rows recordEvents() would write: id, workspace_id, type, data {contact}, occurred_at).
  */
-const INSERT_SQL = `
+const insertSql = (sup: SuppressionSql): string => `
 WITH ${SRC}, ins AS (
   INSERT INTO contacts AS c (workspace_id, email, first_name, last_name, company, title, phone, timezone,
                              custom_fields, stage, source, suppression_reason, suppressed_at)
   SELECT $4::uuid, src.email, src.d->>'first_name', src.d->>'last_name', src.d->>'company', src.d->>'title',
          src.d->>'phone', src.d->>'timezone', jsonb_strip_nulls(COALESCE(src.d->'custom_fields', '{}'::jsonb)),
-         COALESCE(src.d->>'stage', 'new'), 'import', ${SUP_REASON}, ${SUP_AT}
-  FROM src ${SUPPRESSION}
+         COALESCE(src.d->>'stage', 'new'), 'import', ${sup.reason}, ${sup.at}
+  FROM src ${sup.join}
   ORDER BY src.email
   ON CONFLICT (workspace_id, email) DO NOTHING
   RETURNING ${CONTACT_COLUMNS}
 ), ev AS (
   INSERT INTO events (id, workspace_id, type, data, occurred_at)
   SELECT gen_random_uuid(), $4::uuid, 'contact.created', jsonb_build_object('contact', ${CONTACT_JSON}), now()
-  FROM ins
+  FROM ins CROSS JOIN (
+    SELECT now()::timestamptz(3) AS now3, to_char(now()::timestamptz(3) AT TIME ZONE 'UTC', ${ISO_FORMAT}) AS now_iso
+  ) t
 )
 SELECT email FROM ins`;
 
@@ -125,16 +138,16 @@ const provided = (field: string): string =>
  * a key; at most 50 keys after the merge), a suppression is never cleared. Runs as its own statement after INSERT so it sees
  * contacts another transaction committed meanwhile ($5: addresses this chunk inserted).
  */
-const UPDATE_SQL = `
+const updateSql = (sup: SuppressionSql): string => `
 WITH ${SRC}, upd AS (
   UPDATE contacts c SET
     ${['first_name', 'last_name', 'company', 'title', 'phone', 'timezone'].map(provided).join(',\n    ')},
     stage = COALESCE(src.d->>'stage', c.stage),
     custom_fields = jsonb_strip_nulls(c.custom_fields || COALESCE(src.d->'custom_fields', '{}'::jsonb)),
-    suppression_reason = COALESCE(c.suppression_reason, ${SUP_REASON}),
-    suppressed_at = CASE WHEN c.suppression_reason IS NULL THEN ${SUP_AT} ELSE c.suppressed_at END,
+    suppression_reason = COALESCE(c.suppression_reason, ${sup.reason}),
+    suppressed_at = CASE WHEN c.suppression_reason IS NULL THEN ${sup.at} ELSE c.suppressed_at END,
     updated_at = now()
-  FROM src ${SUPPRESSION}
+  FROM src ${sup.join}
   WHERE c.workspace_id = $4 AND c.email = src.email AND NOT (src.email = ANY($5::text[]))
     AND (SELECT count(*) FROM jsonb_object_keys(
           jsonb_strip_nulls(c.custom_fields || COALESCE(src.d->'custom_fields', '{}'::jsonb))))
@@ -267,11 +280,18 @@ export class ImportRunner implements OnApplicationShutdown {
       let failed = summary.invalid;
       const errors = [...summary.errors];
       if (summary.valid > 0) {
-        const inserted = (await m.query(INSERT_SQL, [b.id, from, to, ws])) as Array<{ email: string }>;
+        const [{ any }] = (await m.query(
+          'SELECT EXISTS (SELECT 1 FROM suppressions WHERE workspace_id = $1) AS any',
+          [ws],
+        )) as Array<{ any: boolean }>;
+        const sup = any ? WITH_SUPPRESSIONS : WITHOUT_SUPPRESSIONS;
+        const inserted = (await m.query(insertSql(sup), [b.id, from, to, ws])) as Array<{ email: string }>;
         created = inserted.length;
         const handled = inserted.map((c) => c.email);
         if (b.update_existing && created < summary.valid) {
-          const rows = (await m.query(UPDATE_SQL, [b.id, from, to, ws, handled])) as Array<{ email: string }>;
+          const rows = (await m.query(updateSql(sup), [b.id, from, to, ws, handled])) as Array<{
+            email: string;
+          }>;
           updated = rows.length;
           for (const r of rows) handled.push(r.email);
         }
