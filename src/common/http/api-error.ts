@@ -38,8 +38,12 @@ export class ApiError extends HttpException {
     return this.getResponse() as ErrorBody;
   }
 
-  static notFound(what = 'Resource'): ApiError {
-    return new ApiError(404, 'not_found', `${what} not found`);
+  /**
+   * One body for every "not found": a foreign-tenant id must be indistinguishable from a missing or
+   * malformed one, so the message never names what was looked for. `_what` documents the call site.
+   */
+  static notFound(_what?: string): ApiError {
+    return new ApiError(404, 'not_found', 'Resource not found');
   }
 
   static validation(field: string, message: string): ApiError {

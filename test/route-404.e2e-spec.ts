@@ -1,0 +1,154 @@
+/**
+ * Generated from the route table, so a new route is covered automatically: on every /api/v1 route
+ * with a path id, another workspace's id, a missing id and malformed ids all answer the same 404.
+ */
+import { randomUUID } from 'node:crypto';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { DataSource } from 'typeorm';
+import { DataSource as DataSourceToken } from 'typeorm';
+import request from 'supertest';
+import { routesOfExpressApp } from '../src/common/http/route-table.js';
+import { bootApp, createTenant, type TestTenant } from './helpers/app.js';
+
+/** Routes that authenticate differently (not with an API key) and are tested in their own suites. */
+const OWN_AUTH = [/^\/api\/v1\/inbound\//];
+
+/** A body that passes validation, so the answer is about the id (default `{}`). */
+const VALID_BODIES: Array<[RegExp, object]> = [
+  [/\/seed$/, { config: {} }],
+  [/\/stop$/, { reason: 'route table test' }],
+  [/\/campaigns\/:campaign\/enrollments$/, { contact_id: 1 }],
+];
+
+const MALFORMED = ['abc', '0', '-1', '1'.repeat(30), '1.5', '%20'];
+
+async function insert(db: DataSource, sql: string, params: unknown[]): Promise<string> {
+  const rows = (await db.query(sql, params)) as Array<{ id: string | number }>;
+  return String(rows[0].id);
+}
+
+describe('every id route answers 404 the same way for foreign, missing and malformed ids', () => {
+  let app: NestExpressApplication;
+  let db: DataSource;
+  let mine: TestTenant;
+  let other: TestTenant;
+  const foreign = new Map<string, string>();
+
+  beforeAll(async () => {
+    app = await bootApp();
+    db = app.get(DataSourceToken);
+    mine = await createTenant(app);
+    other = await createTenant(app);
+    const ws = other.workspaceId;
+    const contact = await insert(
+      db,
+      `INSERT INTO contacts (workspace_id, email) VALUES ($1, 'x@foreign.test') RETURNING id`,
+      [ws],
+    );
+    const sequence = await insert(
+      db,
+      `INSERT INTO sequences (workspace_id, name) VALUES ($1, 's') RETURNING id`,
+      [ws],
+    );
+    const campaign = await insert(
+      db,
+      `INSERT INTO campaigns (workspace_id, name) VALUES ($1, 'c') RETURNING id`,
+      [ws],
+    );
+    const enrollment = await insert(
+      db,
+      `INSERT INTO enrollments (workspace_id, campaign_id, contact_id) VALUES ($1, $2, $3) RETURNING id`,
+      [ws, campaign, contact],
+    );
+    const batch = await insert(db, `INSERT INTO imports (workspace_id) VALUES ($1) RETURNING id`, [ws]);
+    const inbox = await insert(
+      db,
+      `INSERT INTO inboxes (workspace_id, email, domain, smtp_sealed, inbound_secret_hash)
+       VALUES ($1, 'me@foreign.test', 'foreign.test', 'x', 'x') RETURNING id`,
+      [ws],
+    );
+    const thread = await insert(
+      db,
+      `INSERT INTO threads (workspace_id, inbox_id, contact_id, subject) VALUES ($1, $2, $3, 's') RETURNING id`,
+      [ws, inbox, contact],
+    );
+    const message = await insert(
+      db,
+      `INSERT INTO messages (workspace_id, thread_id, direction, kind, from_address, to_address, status)
+       VALUES ($1, $2, 'outbound', 'email', 'a@x.test', 'b@x.test', 'sent') RETURNING id`,
+      [ws, thread],
+    );
+    const endpoint = await insert(
+      db,
+      `INSERT INTO webhook_endpoints (workspace_id, url, events, secret_sealed)
+       VALUES ($1, 'https://example.com/h', '{contact}', 'x') RETURNING id`,
+      [ws],
+    );
+    const delivery = await insert(
+      db,
+      `INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, event)
+       VALUES ($1, $2, $3, 'contact.created') RETURNING id`,
+      [ws, endpoint, randomUUID()],
+    );
+    const fixtures: Record<string, string> = {
+      contact,
+      sequence,
+      campaign,
+      enrollment,
+      import: batch,
+      inbox,
+      thread,
+      message,
+      id: endpoint,
+      delivery_id: delivery,
+      workspace_uuid: other.workspaceId,
+    };
+    for (const [k, v] of Object.entries(fixtures)) foreign.set(k, v);
+  });
+  afterAll(() => app.close());
+
+  it('covers every route with a path parameter', async () => {
+    const routes = routesOfExpressApp(app.getHttpAdapter().getInstance()).filter(
+      (r) =>
+        r.path.startsWith('/api/v1/') && r.path.includes('/:') && !OWN_AUTH.some((re) => re.test(r.path)),
+    );
+    expect(routes.length).toBeGreaterThanOrEqual(20);
+    const server = app.getHttpServer();
+    for (const route of routes) {
+      const params = [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1]);
+      for (const p of params) {
+        if (!foreign.has(p))
+          throw new Error(`no foreign-tenant fixture for :${p} (route ${route.path}); add one`);
+      }
+      const isUuid = (p: string): boolean => /uuid|inbox/.test(p);
+      const cases: Array<{ label: string; value: (p: string) => string }> = [
+        { label: 'foreign', value: (p) => foreign.get(p)! },
+        { label: 'missing', value: (p) => (isUuid(p) ? randomUUID() : '2147483000') },
+        ...MALFORMED.map((m) => ({ label: `malformed ${m}`, value: () => m })),
+      ];
+      const token = route.path.startsWith('/api/v1/provisioning/') ? mine.provisioningToken : mine.token;
+      const bodies = new Set<string>();
+      for (const c of cases) {
+        const url = route.path.replace(/:(\w+)/g, (_, p: string) => c.value(p));
+        const method = route.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete' | 'put';
+        let req = request(server)[method](url).set('Authorization', `Bearer ${token}`);
+        if (method !== 'get' && method !== 'delete') {
+          req = req.send(VALID_BODIES.find(([re]) => re.test(route.path))?.[1] ?? {});
+        }
+        const res = await req;
+        if (res.status !== 404) {
+          throw new Error(
+            `${route.method.toUpperCase()} ${url} (${c.label}) answered ${res.status}: ${res.text}`,
+          );
+        }
+        expect(res.body.error.type).toBe('not_found');
+        bodies.add(res.text);
+      }
+      if (bodies.size !== 1) {
+        throw new Error(
+          `${route.method.toUpperCase()} ${route.path}: 404 bodies differ: ${[...bodies].join(' | ')}`,
+        );
+      }
+    }
+  });
+});
