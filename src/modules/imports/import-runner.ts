@@ -174,18 +174,25 @@ const ROOM_SQL = `
 SELECT o.max_contacts_per_workspace - (SELECT count(*) FROM contacts c WHERE c.workspace_id = w.id)::int AS room
 FROM workspaces w JOIN organizations o ON o.id = w.organization_id WHERE w.id = $1`;
 
-/** New contacts the rows after `processedRows` would add, and the workspace's room left. */
+/**
+ * New contacts the staged rows after `processedRows` would add, and the workspace's room left.
+ * When even `rowsAhead` (an upper bound of the new contacts) fits, the per-address count is skipped
+ * and `newContacts` is that bound.
+ */
 export async function capCheck(
   manager: EntityManager,
   importId: number,
   workspaceId: string,
   processedRows: number,
+  rowsAhead: number,
 ): Promise<{ newContacts: number; room: number }> {
+  const [row] = (await manager.query(ROOM_SQL, [workspaceId])) as Array<{ room: number }>;
+  const room = row ? row.room : 0;
+  if (rowsAhead <= room) return { newContacts: rowsAhead, room };
   const [{ n }] = (await manager.query(NEW_AHEAD_SQL, [importId, processedRows, workspaceId])) as Array<{
     n: number;
   }>;
-  const [row] = (await manager.query(ROOM_SQL, [workspaceId])) as Array<{ room: number }>;
-  return { newContacts: n, room: row ? row.room : 0 };
+  return { newContacts: n, room };
 }
 
 const toProgress = (b: BatchRow): ImportProgress => ({
@@ -235,7 +242,13 @@ export class ImportRunner implements OnApplicationShutdown {
       ])) as BatchRow[];
       if (!b) return 'gone';
       if (b.status === 'completed' || b.status === 'failed') return b.status;
-      const { newContacts, room } = await capCheck(m, b.id, b.workspace_id, b.processed_rows);
+      const { newContacts, room } = await capCheck(
+        m,
+        b.id,
+        b.workspace_id,
+        b.processed_rows,
+        b.total_rows - b.processed_rows,
+      );
       if (newContacts > room) {
         await m.query(
           `UPDATE imports SET status = 'failed', failure_reason = $2, started_at = COALESCE(started_at, now()),

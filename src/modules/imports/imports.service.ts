@@ -74,7 +74,7 @@ export class ImportsService {
         m,
       );
       await this.stage(m, created.id, staged.rows);
-      const { newContacts, room } = await capCheck(m, created.id, workspaceId, 0);
+      const { newContacts, room } = await capCheck(m, created.id, workspaceId, 0, staged.valid);
       if (newContacts > room) {
         throw ApiError.validation(
           field,
