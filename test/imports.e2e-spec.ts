@@ -253,6 +253,16 @@ describe('bulk contact imports', () => {
     expect((await api(app, t.token).get('/imports?per_page=0')).status).toBe(422);
   });
 
+  it('answers 413 payload_too_large beyond the 64 MB body limit of the route', async () => {
+    const t = await createTenant(app);
+    const res = await api(app, t.token)
+      .post('/contacts/import')
+      .set('Content-Type', 'application/json')
+      .send(`{"csv": "email\\n${'x'.repeat(65 * 1024 * 1024)}"}`);
+    expect(res.status).toBe(413);
+    expect(res.body.error.type).toBe('payload_too_large');
+  });
+
   it('paginates the import list newest first', async () => {
     const t = await createTenant(app);
     const ids: number[] = [];
