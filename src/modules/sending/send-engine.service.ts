@@ -64,7 +64,7 @@ export const DUE_ENROLLMENTS_SQL = `
 
 const CLAIM_SQL = `
   WITH due AS (${DUE_ENROLLMENTS_SQL})
-  UPDATE enrollments e SET next_step_at = now() + make_interval(secs => $2)
+  UPDATE enrollments e SET next_step_at = now() + make_interval(secs => $2::double precision)
   FROM due WHERE e.id = due.id
   RETURNING e.id`;
 
@@ -76,6 +76,8 @@ interface Prepared {
   contactId: number;
   stepPosition: number;
   threadId: number;
+  /** The enrollment's inbox before this send (null before its first), restored if nothing was sent. */
+  previousInboxId: string | null;
   inbox: Inbox;
   mail: {
     from: { name: string; address: string };
@@ -323,6 +325,7 @@ export class SendEngine {
       contactId: enrollment.contactId,
       stepPosition: step.position,
       threadId,
+      previousInboxId: enrollment.inboxId,
       inbox,
       mail: {
         from: { name: inbox.displayName ?? '', address: inbox.email },
@@ -380,7 +383,7 @@ export class SendEngine {
         const slot = await rows(
           m,
           `INSERT INTO inbox_pacing (inbox_id, workspace_id, next_send_at)
-           VALUES ($1, $2, now() + make_interval(secs => $3))
+           VALUES ($1, $2, now() + make_interval(secs => $3::double precision))
            ON CONFLICT (inbox_id) DO UPDATE SET next_send_at = EXCLUDED.next_send_at
              WHERE inbox_pacing.next_send_at <= now()
            RETURNING inbox_id`,
@@ -635,8 +638,9 @@ export class SendEngine {
           [p.threadId],
         );
         await m.query(
-          `UPDATE enrollments SET next_step_at = now() + make_interval(secs => $2) WHERE id = $1 AND status = 'active'`,
-          [p.enrollmentId, RETRY_DELAY_SECONDS],
+          `UPDATE enrollments SET next_step_at = now() + make_interval(secs => $2::double precision), inbox_id = $3
+           WHERE id = $1 AND status = 'active'`,
+          [p.enrollmentId, RETRY_DELAY_SECONDS, p.previousInboxId],
         );
       } else {
         // The server may have the message: never resend, ask for review (as after a crash).
