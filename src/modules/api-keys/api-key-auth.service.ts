@@ -23,7 +23,8 @@ interface KeyRow {
   revoked_at: Date | null;
 }
 
-const LOOKUP_SQL = `
+/** The one credential lookup (also run by the bench baseline, bench/me-baseline.mjs). */
+export const LOOKUP_SQL = `
   SELECT k.id, k.tier, k.name, k.prefix, k.scopes, k.expires_at, k.allowed_ips, k.workspace_id,
          o.id AS org_id, k.rate_limit, o.rate_limit AS org_rate_limit, k.revoked_at
     FROM api_keys k
