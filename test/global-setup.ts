@@ -4,6 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { existsSync } from 'node:fs';
+import { ensureBuilt } from './helpers/dist.js';
 
 export default async function globalSetup(): Promise<void> {
   const admin = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -23,4 +25,7 @@ export default async function globalSetup(): Promise<void> {
   process.env.PUBLIC_URL = 'http://service.test';
   process.env.LOG_LEVEL = process.env.LOG_LEVEL ?? 'silent';
   process.env.ACCESS_LOG = 'false';
+  // Tests that run the service as deployed spawn dist/ (node dist/cli.js, dist/main.js): on a clean
+  // clone build it once here. A stale dist/ is rebuilt by those tests themselves (ensureBuilt).
+  if (!existsSync('dist/main.js') || !existsSync('dist/cli.js')) ensureBuilt();
 }
