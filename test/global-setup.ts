@@ -4,8 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { ensureBuilt } from './helpers/dist.js';
 
 export default async function globalSetup(): Promise<void> {
   const admin = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -27,5 +27,8 @@ export default async function globalSetup(): Promise<void> {
   process.env.ACCESS_LOG = 'false';
   // Tests that run the service as deployed spawn dist/ (node dist/cli.js, dist/main.js): on a clean
   // clone build it once here. A stale dist/ is rebuilt by those tests themselves (ensureBuilt).
-  if (!existsSync('dist/main.js') || !existsSync('dist/cli.js')) ensureBuilt();
+  // (Jest's moduleNameMapper does not apply to this file, hence no import of helpers/dist.ts.)
+  if (!existsSync('dist/main.js') || !existsSync('dist/cli.js')) {
+    spawnSync('npx', ['nest', 'build'], { stdio: 'ignore', env: { ...process.env, NODE_OPTIONS: '' } });
+  }
 }
