@@ -6,6 +6,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { api, bootApp, createTenant, type TestTenant } from './helpers/app.js';
+import { waitFor } from './helpers/wait.js';
 
 describe('Idempotency-Key', () => {
   let app: NestExpressApplication;
@@ -16,6 +17,11 @@ describe('Idempotency-Key', () => {
     // Concurrent requests need a listening server (supertest would otherwise listen once per request).
     await app.listen(0, '127.0.0.1');
     db = app.get(DataSource);
+    // An expired record, before this process's first claim (which sweeps expired records).
+    await db.query(
+      `INSERT INTO idempotency_keys (tenant, key, fingerprint, state, response_status, response_sealed, expires_at)
+       VALUES ('org:00000000-0000-4000-8000-000000000000', 'stale', 'x', 'completed', 201, 'v1.x.y.z', now() - interval '1 minute')`,
+    );
   });
   afterAll(() => app.close());
 
@@ -166,6 +172,28 @@ describe('Idempotency-Key', () => {
     expect(ra.body.data.workspace.id).not.toBe(rb.body.data.workspace.id);
     expect(ra.body.data.workspace.organization_id).toBe(a.organizationId);
     expect(rb.body.data.workspace.organization_id).toBe(b.organizationId);
+  });
+
+  it('forgets records after 24 hours: expired ones are swept, and a reused expired key runs again', async () => {
+    await waitFor(async () => {
+      const rows = (await db.query(`SELECT 1 FROM idempotency_keys WHERE key = 'stale'`)) as unknown[];
+      return rows.length === 0;
+    }, 'the expired record to be swept');
+    const t = await createTenant(app, { maxWorkspaces: 10 });
+    const body = { name: 'Expires' };
+    const first = await create(t, 'expiring', body);
+    expect(first.status).toBe(201);
+    await db.query(
+      `UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE tenant = $1 AND key = 'expiring'`,
+      [`org:${t.organizationId}`],
+    );
+    const again = await create(t, 'expiring', body);
+    expect(again.status).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBeUndefined();
+    expect(again.body.data.workspace.id).not.toBe(first.body.data.workspace.id);
+    const replay = await create(t, 'expiring', body);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body.data.workspace.id).toBe(again.body.data.workspace.id);
   });
 
   it('ignores the header on GET and without it runs every POST', async () => {

@@ -17,6 +17,9 @@ import { logger } from '../logging/logger.js';
 
 const KEY_RE = /^[\x21-\x7e]{1,255}$/;
 const TTL_HOURS = 24;
+/** Expired records are deleted in batches, at most this often per process, off the request path. */
+const SWEEP_EVERY_MS = 10 * 60_000;
+const SWEEP_BATCH = 5000;
 
 interface StoredResponse {
   status: number;
@@ -25,6 +28,8 @@ interface StoredResponse {
 
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
+  private lastSweep = 0;
+
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   intercept(ctx: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -77,6 +82,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
   /** Inserts the claim; an expired record is replaced. Returns false if someone else holds the key. */
   private async claim(tenant: string, key: string, fingerprint: string): Promise<boolean> {
+    this.sweepExpired();
     const rows = (await this.db.query(
       `INSERT INTO idempotency_keys (tenant, key, fingerprint, state, expires_at)
        VALUES ($1, $2, $3, 'processing', now() + interval '${TTL_HOURS} hours')
@@ -135,6 +141,18 @@ export class IdempotencyInterceptor implements NestInterceptor {
       logger.error({ err: String(err) }, 'could not store idempotent response');
       await this.release(tenant, key);
     }
+  }
+
+  /** Deletes expired records (a claim replaces an expired one anyway; this keeps the table small). */
+  private sweepExpired(): void {
+    if (Date.now() - this.lastSweep < SWEEP_EVERY_MS) return;
+    this.lastSweep = Date.now();
+    this.db
+      .query(
+        `DELETE FROM idempotency_keys WHERE ctid IN
+           (SELECT ctid FROM idempotency_keys WHERE expires_at <= now() LIMIT ${SWEEP_BATCH})`,
+      )
+      .catch((err: unknown) => logger.warn({ err: String(err) }, 'could not sweep idempotency keys'));
   }
 
   private async release(tenant: string, key: string): Promise<void> {
