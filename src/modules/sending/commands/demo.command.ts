@@ -1,0 +1,171 @@
+/**
+ * `demo`: a local organization, workspace, workspace and provisioning keys, an inbox that sends to a
+ * local SMTP sink (127.0.0.1:2525 unless told otherwise; `npm run cli -- mail:sink` runs one), a
+ * published two-step sequence and an active campaign; then prints what to call next. Everything goes
+ * through the owning modules' services, exactly as the API and the other commands do.
+ */
+import { InjectDataSource } from '@nestjs/typeorm';
+import { Command, Option } from 'nest-commander';
+import type { DataSource } from 'typeorm';
+import { JsonCommand, parseIntFlag, type JsonFlag } from '../../../common/cli/json-command.js';
+import { PROVISIONING_SCOPES, WORKSPACE_SCOPES } from '../../../common/auth/scopes.js';
+import { appConfig } from '../../../config/app-config.js';
+import { ApiKeysService } from '../../api-keys/api-keys.service.js';
+import { CampaignsRepository } from '../../campaigns/campaigns.repository.js';
+import { CampaignsService } from '../../campaigns/campaigns.service.js';
+import type { CreateCampaignDto } from '../../campaigns/dto/campaign.dto.js';
+import { Campaign } from '../../campaigns/entities/campaign.entity.js';
+import { Inbox } from '../../inboxes/entities/inbox.entity.js';
+import { InboxesRepository } from '../../inboxes/inboxes.repository.js';
+import { connectInbox } from '../../inboxes/inboxes.service.js';
+import { OrganizationsService } from '../../organizations/organizations.service.js';
+import type { CreateSequenceDto } from '../../sequences/dto/sequence.dto.js';
+import { Sequence } from '../../sequences/entities/sequence.entity.js';
+import { SequencesRepository } from '../../sequences/sequences.repository.js';
+import { SequencesService } from '../../sequences/sequences.service.js';
+import { WorkspacesService } from '../../workspaces/workspaces.service.js';
+
+interface Flags extends JsonFlag {
+  smtpHost?: string;
+  smtpPort?: number;
+  name?: string;
+}
+
+export const DEMO_SINK_PORT = 2525;
+
+@Command({
+  name: 'demo',
+  description:
+    'Create a demo organization, workspace, keys, an inbox sending to a local SMTP sink, a published two-step sequence and an active campaign',
+})
+export class DemoCommand extends JsonCommand<Flags> {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly organizations: OrganizationsService,
+    private readonly workspaces: WorkspacesService,
+    private readonly keys: ApiKeysService,
+  ) {
+    super();
+  }
+
+  @Option({ flags: '--smtp-host <host>', description: 'SMTP sink host (default 127.0.0.1)' })
+  parseSmtpHost(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--smtp-port <port>', description: `SMTP sink port (default ${DEMO_SINK_PORT})` })
+  parseSmtpPort(v: string): number {
+    return parseIntFlag('smtp-port')(v);
+  }
+
+  @Option({ flags: '--name <name>', description: 'organization and workspace name (default "Demo")' })
+  parseName(v: string): string {
+    return v;
+  }
+
+  protected async execute(_: string[], o: Flags): Promise<Record<string, unknown>> {
+    const name = o.name ?? 'Demo';
+    const smtpHost = o.smtpHost ?? '127.0.0.1';
+    const smtpPort = o.smtpPort ?? DEMO_SINK_PORT;
+    const org = await this.organizations.create(name, {});
+    const { workspace } = await this.workspaces.create(org.id, `${name} workspace`);
+    const wsKey = await this.keys.create({
+      tier: 'workspace',
+      workspaceId: workspace.id,
+      scopes: [...WORKSPACE_SCOPES],
+      name: 'demo workspace key',
+    });
+    const pKey = await this.keys.create({
+      tier: 'provisioning',
+      organizationId: org.id,
+      scopes: [...PROVISIONING_SCOPES],
+      name: 'demo provisioning key',
+    });
+    const { inbox, inboundSecret } = await connectInbox(this.db, {
+      workspaceId: workspace.id,
+      email: 'hello@demo.localhost.test',
+      displayName: 'Demo Sender',
+      dailyLimit: 500,
+      smtp: { host: smtpHost, port: smtpPort, secure: false, user: null, password: null },
+    });
+
+    const sequenceRepo = new SequencesRepository(this.db.getRepository(Sequence));
+    const sequences = new SequencesService(sequenceRepo, this.db);
+    const campaigns = new CampaignsService(
+      new CampaignsRepository(this.db.getRepository(Campaign)),
+      sequenceRepo,
+      new InboxesRepository(this.db.getRepository(Inbox)),
+      this.db,
+    );
+    const sequence = await sequences.create(workspace.id, {
+      name: 'Demo sequence',
+      steps: [
+        {
+          position: 1,
+          delay_minutes: 0,
+          subject: 'Quick question, {{ first_name | default: "there" }}',
+          body: 'Hi {{ first_name | default: "there" }},\n\nHow is {{ company | default: "your team" }} doing?\n\n{{ sender.display_name }}',
+        },
+        {
+          position: 2,
+          delay_minutes: 1,
+          subject: null,
+          body: 'Hi {{ first_name | default: "there" }}, just following up on my note.\n\n{{ sender.display_name }}',
+        },
+      ],
+    } as CreateSequenceDto);
+    await sequences.publish(workspace.id, sequence.id);
+    const created = await campaigns.create(workspace.id, {
+      name: 'Demo campaign',
+      sequence_id: sequence.id,
+      inbox_ids: [inbox.id],
+      schedule: {
+        timezone: 'UTC',
+        days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'],
+        start_time: '00:00',
+        end_time: '24:00',
+      },
+    } as CreateCampaignDto);
+    const campaign = await campaigns.update(workspace.id, created.id, { status: 'active' });
+
+    return {
+      organization_id: org.id,
+      workspace_id: workspace.id,
+      workspace_key: wsKey.token,
+      provisioning_key: pKey.token,
+      inbox_id: inbox.id,
+      inbox_email: inbox.email,
+      inbound_secret: inboundSecret,
+      smtp_sink: `${smtpHost}:${smtpPort}`,
+      sequence_id: sequence.id,
+      campaign_id: campaign.id,
+      campaign_status: campaign.status,
+    };
+  }
+
+  protected override text(r: Record<string, unknown>): string {
+    const base = `${appConfig().publicUrl}/api/v1`;
+    const auth = `-H "Authorization: Bearer ${String(r.workspace_key)}" -H "Content-Type: application/json"`;
+    return [
+      'Demo tenant ready.',
+      `  organization   ${String(r.organization_id)}`,
+      `  workspace      ${String(r.workspace_id)}`,
+      `  workspace key  ${String(r.workspace_key)}   (shown once)`,
+      `  provisioning   ${String(r.provisioning_key)}   (shown once)`,
+      `  inbox          ${String(r.inbox_id)}  ${String(r.inbox_email)} -> SMTP ${String(r.smtp_sink)}`,
+      `  inbound secret ${String(r.inbound_secret)}`,
+      `  sequence       ${String(r.sequence_id)} (published, 2 steps, follow-up after 1 minute)`,
+      `  campaign       ${String(r.campaign_id)} (active, every day, all day UTC)`,
+      '',
+      'Next:',
+      `  1. Run an SMTP sink that prints what arrives (another terminal):  npm run cli -- mail:sink --port ${String(r.smtp_sink).split(':')[1]}`,
+      '  2. Start the service if it is not running:  npm start',
+      '  3. Add a contact and enroll it; the first step goes out on the next send tick:',
+      `     curl -s ${auth} -d '{"email":"ada@example.com","first_name":"Ada","company":"Lovelace Ltd"}' ${base}/contacts`,
+      `     curl -s ${auth} -d '{"contact_id": <id from above>}' ${base}/campaigns/${String(r.campaign_id)}/enrollments`,
+      `  4. Watch it:  curl -s -H "Authorization: Bearer ${String(r.workspace_key)}" ${base}/threads`,
+      `  5. Reply as the contact (stops the enrollment): pipe a raw mail with "In-Reply-To: <message_id>" to`,
+      `     curl -s -H "Authorization: Bearer ${String(r.inbound_secret)}" --data-binary @reply.eml ${base}/inbound/${String(r.inbox_id)}`,
+    ].join('\n');
+  }
+}
