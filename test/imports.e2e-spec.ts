@@ -253,6 +253,28 @@ describe('bulk contact imports', () => {
     expect((await api(app, t.token).get('/imports?per_page=0')).status).toBe(422);
   });
 
+  it('lists rows PostgreSQL could not store (NUL, lone surrogates) as row errors, never a 500', async () => {
+    const t = await createTenant(app);
+    const res = await api(app, t.token)
+      .post('/contacts/import')
+      .send({
+        contacts: [
+          { email: 'ok@example.com', first_name: 'Ok' },
+          { email: 'nul@example.com', first_name: 'a\u0000b' },
+          { email: 'sur@example.com', last_name: 'x\ud800y' },
+          { email: 'key@example.com', custom_fields: { 'bad\u0000key': 'v' } },
+          { email: 'val@example.com', custom_fields: { k: '\udc00' } },
+          { email: 'unknown@example.com', ['weird\u0000' + 'k'.repeat(500)]: 'x' },
+          { email: 'a@\ud800.com' },
+        ],
+      });
+    expect(res.status).toBe(202);
+    const done = await finished(t, res.body.data.id);
+    expect(done).toMatchObject({ status: 'completed', created_count: 1, error_count: 6 });
+    expect(done.errors.map((e) => e.row)).toEqual([2, 3, 4, 5, 6, 7]);
+    expect(done.errors[4].field.length).toBeLessThan(130);
+  });
+
   it('answers 413 payload_too_large beyond the 64 MB body limit of the route', async () => {
     const t = await createTenant(app);
     const res = await api(app, t.token)

@@ -63,12 +63,22 @@ export class ImportInputError extends Error {
   }
 }
 
+/** Lone UTF-16 surrogates: PostgreSQL refuses them (and NUL) in jsonb and text. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+export const isStorable = (s: string): boolean => !s.includes('\u0000') && !LONE_SURROGATE.test(s);
+
+/** A caller-chosen name shown back in an error: storable, and short. */
+const shown = (s: string): string => {
+  const clean = s.replaceAll('\u0000', '').replace(new RegExp(LONE_SURROGATE.source, 'g'), '\uFFFD');
+  if (clean.length <= 120) return clean;
+  return `${Array.from(clean).slice(0, 120).join('')}…`; // by code point: never splits a pair
+};
+
 class RowError extends Error {
-  constructor(
-    readonly field: string,
-    message: string,
-  ) {
-    super(message);
+  readonly field: string;
+  constructor(field: string, message: string) {
+    super(shown(message));
+    this.field = shown(field);
   }
 }
 
@@ -107,7 +117,7 @@ const SIMPLE_EMAIL =
 export function isValidEmail(email: string): boolean {
   if (email.length > MAX_EMAIL_LENGTH) return false;
   if (SIMPLE_EMAIL.test(email) && email.indexOf('@') <= 64) return true;
-  return isEmail(email, ISEMAIL_OPTIONS);
+  return isStorable(email) && isEmail(email, ISEMAIL_OPTIONS);
 }
 
 export function normaliseEmail(value: unknown): string {
@@ -124,7 +134,9 @@ function text(field: string, value: unknown, max = MAX_TEXT_LENGTH): string | nu
   if (value === null) return null;
   if (typeof value !== 'string') throw new RowError(field, `${field} must be a string or null`);
   if (value.length > max) throw new RowError(field, `${field} must be at most ${max} characters`);
-  if (value.includes('\u0000')) throw new RowError(field, `${field} must not contain NUL characters`);
+  if (!isStorable(value)) {
+    throw new RowError(field, `${field} must be valid Unicode text without NUL characters`);
+  }
   return value;
 }
 
@@ -144,7 +156,7 @@ function customFields(value: unknown, field = 'custom_fields'): Record<string, s
   }
   for (const [key, v] of entries) {
     const name = `custom_fields.${key}`;
-    if (!key || key.length > MAX_CUSTOM_KEY_LENGTH || hasControlCharacter(key)) {
+    if (!key || key.length > MAX_CUSTOM_KEY_LENGTH || hasControlCharacter(key) || !isStorable(key)) {
       throw new RowError(
         name,
         `custom field names must be 1 to ${MAX_CUSTOM_KEY_LENGTH} printable characters`,
@@ -155,9 +167,10 @@ function customFields(value: unknown, field = 'custom_fields'): Record<string, s
       continue;
     }
     if (typeof v !== 'string') throw new RowError(name, `${name} must be a string (or null to remove it)`);
-    if (v.length > MAX_CUSTOM_VALUE_LENGTH || v.includes('\u0000')) {
+    if (v.length > MAX_CUSTOM_VALUE_LENGTH) {
       throw new RowError(name, `${name} must be at most ${MAX_CUSTOM_VALUE_LENGTH} characters`);
     }
+    if (!isStorable(v)) throw new RowError(name, `${name} must be valid Unicode text without NUL characters`);
     out[key] = v;
   }
   return out;
