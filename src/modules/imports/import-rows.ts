@@ -59,7 +59,8 @@ export class ImportInputError extends Error {
     readonly field: string,
     message: string,
   ) {
-    super(message);
+    // Messages may quote the caller's CSV; keep them storable (idempotency records are stored).
+    super(shown(message, 300));
   }
 }
 
@@ -68,11 +69,11 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 export const isStorable = (s: string): boolean => !s.includes('\u0000') && !LONE_SURROGATE.test(s);
 
 /** A caller-chosen name shown back in an error: storable, and short. */
-const shown = (s: string): string => {
+function shown(s: string, max = 120): string {
   const clean = s.replaceAll('\u0000', '').replace(new RegExp(LONE_SURROGATE.source, 'g'), '\uFFFD');
-  if (clean.length <= 120) return clean;
-  return `${Array.from(clean).slice(0, 120).join('')}…`; // by code point: never splits a pair
-};
+  if (clean.length <= max) return clean;
+  return `${Array.from(clean).slice(0, max).join('')}…`; // by code point: never splits a pair
+}
 
 class RowError extends Error {
   readonly field: string;
