@@ -155,7 +155,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
 
   /** Seconds a claimed delivery stays leased to this process. */
   get leaseSeconds(): number {
-    return 3 * Math.ceil(this.settings.timeoutMs / 1000) + 30;
+    return 3 * Math.ceil(this.settings.timeoutMs / 1000) + 5;
   }
 
   /** How many more leased deliveries this process takes over right now (0 when shutting down). */
