@@ -41,6 +41,30 @@ function requireJsonBody(req: Request, _res: Response, next: NextFunction): void
   next();
 }
 
+/** Deeper JSON than any route accepts; refused before recursive code (fingerprints, validation) sees it. */
+const MAX_JSON_DEPTH = 32;
+
+function jsonDepthExceeds(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v as Record<string, unknown>)) {
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    }
+  }
+  return false;
+}
+
+function limitJsonDepth(req: Request, _res: Response, next: NextFunction): void {
+  if (req.body !== undefined && jsonDepthExceeds(req.body, MAX_JSON_DEPTH)) {
+    next(Object.assign(new Error('JSON nested too deeply'), { status: 400, type: 'entity.too.deep' }));
+    return;
+  }
+  next();
+}
+
 function accessLog(req: Request, res: Response, next: NextFunction): void {
   res.on('finish', () => {
     const sr = req as ServiceRequest;
@@ -83,6 +107,7 @@ export function configureHttpApp(app: NestExpressApplication): void {
   app.use('/api/v1/contacts/import', express.json({ limit: IMPORT_JSON_LIMIT }));
   app.use(requireJsonBody);
   app.use(express.json({ limit: JSON_LIMIT, type: ['application/json', 'application/*+json'] }));
+  app.use(limitJsonDepth);
   app.use('/u', express.urlencoded({ extended: false, limit: '16kb' }));
   app.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
     if (!err) return next();

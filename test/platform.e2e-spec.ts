@@ -125,6 +125,57 @@ describe('HTTP platform', () => {
     expect(str.headers['content-type']).toMatch(/^application\/json/);
   });
 
+  it('refuses text PostgreSQL cannot store (NUL, unpaired surrogates) with 422 naming the field', async () => {
+    const post = (raw: string): request.Test =>
+      api(app, t.provisioningToken)
+        .post('/provisioning/workspaces')
+        .set('Content-Type', 'application/json')
+        .send(raw);
+    expectError(await post('{"name":"a\\u0000b"}'), 422, 'validation_failed', 'name');
+    expectError(await post('{"name":"a\\ud800b"}'), 422, 'validation_failed', 'name');
+    expectError(
+      await post('{"name":"ok","config":{"ai_model":"x\\udc00"}}'),
+      422,
+      'validation_failed',
+      'config.ai_model',
+    );
+    expectError(await post('{"name":"ok","config":{"a\\u0000":1}}'), 422, 'validation_failed', 'config');
+    expect((await post('{"name":"emoji \\ud83d\\ude00 ok"}')).status).toBe(201);
+    const query = await api(app, t.provisioningToken).get('/provisioning/workspaces?cursor=%00');
+    expectError(query, 422, 'validation_failed', 'cursor');
+  });
+
+  it('answers malformed transport details with 400 or 404, never 500 and never an echo', async () => {
+    const badPath = await api(app, t.provisioningToken).get('/provisioning/workspaces/%E0%A4%A');
+    expectError(badPath, 404, 'not_found');
+    expect(badPath.body.error.message).not.toContain('%');
+    for (const encoding of ['gzip', 'deflate', 'br', 'zstd', 'nonsense']) {
+      const res = await api(app, t.provisioningToken)
+        .post('/provisioning/workspaces')
+        .set('Content-Type', 'application/json')
+        .set('Content-Encoding', encoding)
+        .send('{"name":"not compressed"}');
+      expectError(res, 400, 'invalid_request');
+    }
+    const latin1 = await api(app, t.provisioningToken)
+      .post('/provisioning/workspaces')
+      .set('Content-Type', 'application/json; charset=latin1')
+      .send('{"name":"x"}');
+    expectError(latin1, 400, 'invalid_request');
+    const deep = await api(app, t.provisioningToken)
+      .post('/provisioning/workspaces')
+      .set('Content-Type', 'application/json')
+      .send(`{"name":"x","config":${'['.repeat(5000)}${']'.repeat(5000)}}`);
+    expectError(deep, 400, 'invalid_request');
+    const deeper = await api(app, t.provisioningToken)
+      .post('/provisioning/workspaces')
+      .set('Content-Type', 'application/json')
+      .set('Idempotency-Key', 'deep')
+      .send(`{"name":"x","config":${'{"a":'.repeat(100000)}1${'}'.repeat(100000)}}`);
+    expect([400, 413]).toContain(deeper.status);
+    expect(deeper.headers['content-type']).toMatch(/^application\/json/);
+  });
+
   it('echoes a sane X-Request-Id and generates one otherwise', async () => {
     const sane = await api(app, t.token).get('/me').set('X-Request-Id', 'abc-123.DEF:9_z');
     expect(sane.headers['x-request-id']).toBe('abc-123.DEF:9_z');

@@ -29,6 +29,29 @@ describe('mapError', () => {
     expect(mapError(large, 'r1').body.error.type).toBe('payload_too_large');
   });
 
+  it('maps zlib, encoding and charset failures to 400 and a bad path encoding to 404', () => {
+    const zlib = Object.assign(new Error('incorrect header check'), { status: 400, code: 'Z_DATA_ERROR' });
+    expect(mapError(zlib, 'r').body).toEqual({
+      error: { type: 'invalid_request', message: 'Malformed request body' },
+    });
+    const enc = Object.assign(new Error('unsupported content encoding "zstd"'), {
+      status: 415,
+      type: 'encoding.unsupported',
+    });
+    expect(mapError(enc, 'r')).toMatchObject({ status: 400, body: { error: { type: 'invalid_request' } } });
+    const uri = Object.assign(new URIError("Failed to decode param '%E0%A4%A'"), { status: 400 });
+    const wrapped = new BadRequestException(uri.message, { cause: uri });
+    for (const e of [uri, wrapped]) {
+      expect(mapError(e, 'r')).toMatchObject({
+        status: 404,
+        body: { error: { type: 'not_found', message: 'Not found' } },
+      });
+    }
+    const syntax = Object.assign(new SyntaxError('Unexpected token x in JSON: {"secret"'), { status: 400 });
+    const wrappedSyntax = new BadRequestException(syntax.message, { cause: syntax });
+    expect(mapError(wrappedSyntax, 'r').body.error.message).toBe('Request body is not valid JSON');
+  });
+
   it('maps Nest HTTP exceptions to the contract types', () => {
     expect(mapError(new NotFoundException('Cannot GET /secret/path'), 'r').body).toEqual({
       error: { type: 'not_found', message: 'Not found' },

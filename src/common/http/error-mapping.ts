@@ -30,6 +30,8 @@ export function mapError(exception: unknown, requestId: string): MappedError {
       unexpected: false,
     };
   }
+  const library = libraryError(exception);
+  if (library) return { ...library, headers: {}, unexpected: false };
   if (exception instanceof HttpException) {
     const status = exception.getStatus();
     const type = TYPE_BY_STATUS[status];
@@ -42,23 +44,6 @@ export function mapError(exception: unknown, requestId: string): MappedError {
             : safeMessage(exception, status);
       return { status, body: { error: { type, message } }, headers: {}, unexpected: false };
     }
-  }
-  const status = statusOfLibraryError(exception);
-  if (status === 413) {
-    return {
-      status,
-      body: { error: { type: 'payload_too_large', message: 'Request body is too large' } },
-      headers: {},
-      unexpected: false,
-    };
-  }
-  if (status === 400) {
-    return {
-      status,
-      body: { error: { type: 'invalid_request', message: 'Request body is not valid JSON' } },
-      headers: {},
-      unexpected: false,
-    };
   }
   return {
     status: 500,
@@ -77,18 +62,50 @@ function safeMessage(exception: HttpException, status: number): string {
   return status === 400 ? 'Bad request' : exception.message.slice(0, 300);
 }
 
-/** body-parser and friends throw errors with `status`/`type` fields. */
-function statusOfLibraryError(exception: unknown): number | undefined {
-  if (typeof exception !== 'object' || exception === null) return undefined;
-  const e = exception as { status?: unknown; type?: unknown };
-  if (e.type === 'entity.too.large') return 413;
-  if (
-    e.type === 'entity.parse.failed' ||
-    e.type === 'encoding.unsupported' ||
-    e.type === 'charset.unsupported'
-  ) {
-    return 400;
+const BODY_MESSAGES: Record<string, string> = {
+  'entity.parse.failed': 'Request body is not valid JSON',
+  'encoding.unsupported': 'Unsupported Content-Encoding',
+  'charset.unsupported': 'Unsupported charset; send UTF-8 JSON',
+  'request.aborted': 'Request body was not received completely',
+  'request.size.invalid': 'Request body length does not match Content-Length',
+  'stream.encoding.set': 'Malformed request',
+  'entity.too.deep': `Request body is nested too deeply`,
+};
+
+/**
+ * Errors of body-parser, zlib and the router (http-errors with a `status`, possibly wrapped by Nest's
+ * adapter in a BadRequestException with `cause`), mapped to the contract's types with fixed messages
+ * that never echo the input.
+ */
+function libraryError(exception: unknown): { status: number; body: ErrorBody } | undefined {
+  const raw =
+    exception instanceof HttpException && (exception as { cause?: unknown }).cause !== undefined
+      ? (exception as { cause?: unknown }).cause
+      : exception;
+  if (typeof raw !== 'object' || raw === null || exception instanceof ApiError) return undefined;
+  const e = raw as { status?: unknown; statusCode?: unknown; type?: unknown; message?: unknown };
+  const status =
+    typeof e.status === 'number' ? e.status : typeof e.statusCode === 'number' ? e.statusCode : 0;
+  const type = typeof e.type === 'string' ? e.type : '';
+  if (type === 'entity.too.large' || (status === 413 && !(exception instanceof HttpException))) {
+    return {
+      status: 413,
+      body: { error: { type: 'payload_too_large', message: 'Request body is too large' } },
+    };
   }
-  if (e.status === 400 && typeof e.type === 'string') return 400;
+  // A path whose percent-encoding does not decode names no resource.
+  if (raw instanceof URIError && status === 400) {
+    return { status: 404, body: { error: { type: 'not_found', message: 'Not found' } } };
+  }
+  if (exception instanceof HttpException && raw === exception) return undefined;
+  if (BODY_MESSAGES[type] || raw instanceof SyntaxError) {
+    const message = BODY_MESSAGES[type] ?? 'Request body is not valid JSON';
+    return { status: 400, body: { error: { type: 'invalid_request', message } } };
+  }
+  // zlib failures while inflating a gzip/deflate/br body carry status 400 and no type; 415 is an
+  // unsupported encoding or media type: both are malformed requests under the contract.
+  if ((status === 400 || status === 415) && !(exception instanceof HttpException && raw === exception)) {
+    return { status: 400, body: { error: { type: 'invalid_request', message: 'Malformed request body' } } };
+  }
   return undefined;
 }

@@ -1,7 +1,7 @@
 import { Type } from 'class-transformer';
 import { IsArray, IsInt, IsOptional, IsString, Min, ValidateNested } from 'class-validator';
 import { ApiError } from './api-error.js';
-import { ServiceValidationPipe } from './validation.js';
+import { ServiceValidationPipe, unstorableStringPath } from './validation.js';
 
 class StepDto {
   @IsInt() @Min(1) position: number;
@@ -81,5 +81,22 @@ describe('ServiceValidationPipe', () => {
       expect((err as ApiError).body.error.message).not.toContain('SECRET-VALUE');
       expect((err as ApiError).body.error.field).toBe('steps.0.position');
     }
+  });
+});
+
+describe('unstorableStringPath', () => {
+  it('finds NUL characters and unpaired surrogates in values and keys, with a dotted path', () => {
+    expect(unstorableStringPath({ a: 'fine', b: ['ok', { c: 'x\u0000' }] })).toBe('b.1.c');
+    expect(unstorableStringPath({ a: '\ud800' })).toBe('a');
+    expect(unstorableStringPath({ a: 'x\udc00y' })).toBe('a');
+    expect(unstorableStringPath({ a: { 'k\u0000': 1 } })).toBe('a');
+    expect(unstorableStringPath('\u0000')).toBe('');
+  });
+
+  it('accepts well-formed text, emoji included, and non-strings', () => {
+    expect(
+      unstorableStringPath({ a: 'emoji \ud83d\ude00', b: [1, true, null], c: { d: 'é' } }),
+    ).toBeUndefined();
+    expect(unstorableStringPath(undefined)).toBeUndefined();
   });
 });

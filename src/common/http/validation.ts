@@ -26,6 +26,42 @@ function firstError(errors: ValidationError[], parent = ''): { field: string; me
   return undefined;
 }
 
+/**
+ * The dotted path of the first string (value or object key) that PostgreSQL could not store: a NUL
+ * character, or an unpaired UTF-16 surrogate (not valid Unicode). Iterative, so depth cannot overflow.
+ */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+export function unstorableStringPath(value: unknown): string | undefined {
+  const bad = (s: string): boolean => s.includes('\u0000') || LONE_SURROGATE.test(s);
+  const stack: Array<[unknown, string]> = [[value, '']];
+  while (stack.length) {
+    const [v, path] = stack.pop()!;
+    if (typeof v === 'string') {
+      if (bad(v)) return path;
+    } else if (Array.isArray(v)) {
+      v.forEach((item, i) => stack.push([item, path ? `${path}.${i}` : String(i)]));
+    } else if (v && typeof v === 'object') {
+      for (const [k, item] of Object.entries(v as Record<string, unknown>)) {
+        const child = path ? `${path}.${k}` : k;
+        if (bad(k)) return path || 'body';
+        stack.push([item, child]);
+      }
+    }
+  }
+  return undefined;
+}
+
+function rejectUnstorable(value: unknown, where: 'body' | 'query'): void {
+  const path = unstorableStringPath(value);
+  if (path !== undefined) {
+    throw ApiError.validation(
+      path || where,
+      `${path || where} must be valid Unicode text without NUL characters`,
+    );
+  }
+}
+
 export function validationException(errors: ValidationError[]): ApiError {
   const first = firstError(errors) ?? { field: 'body', message: 'Request body is invalid' };
   return ApiError.validation(first.field, first.message);
@@ -51,9 +87,13 @@ export class ServiceValidationPipe implements PipeTransform {
       if (typeof value !== 'object' || Array.isArray(value)) {
         throw ApiError.validation('body', 'Request body must be a JSON object');
       }
+      rejectUnstorable(value, 'body');
       return this.body.transform(value, metadata);
     }
-    if (metadata.type === 'query') return this.query.transform(value, metadata);
+    if (metadata.type === 'query') {
+      rejectUnstorable(value, 'query');
+      return this.query.transform(value, metadata);
+    }
     return value;
   }
 }
