@@ -1,7 +1,7 @@
 import { Type } from 'class-transformer';
 import { IsArray, IsInt, IsOptional, IsString, Min, ValidateNested } from 'class-validator';
 import { ApiError } from './api-error.js';
-import { ServiceValidationPipe, unstorableStringPath } from './validation.js';
+import { IsStorableText, ServiceValidationPipe, unstorableStringPath } from './validation.js';
 
 class StepDto {
   @IsInt() @Min(1) position: number;
@@ -11,6 +11,10 @@ class StepDto {
 class SequenceDto {
   @IsString() name: string;
   @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => StepDto) steps?: StepDto[];
+}
+
+class NamedDto {
+  @IsString() @IsStorableText() name: string;
 }
 
 class ListQueryDto {
@@ -98,5 +102,15 @@ describe('unstorableStringPath', () => {
       unstorableStringPath({ a: 'emoji \ud83d\ude00', b: [1, true, null], c: { d: 'é' } }),
     ).toBeUndefined();
     expect(unstorableStringPath(undefined)).toBeUndefined();
+  });
+});
+
+describe('IsStorableText', () => {
+  it('refuses NUL and unpaired surrogates with 422 naming the field', async () => {
+    const named = async (value: unknown): Promise<unknown> =>
+      pipe.transform(value, { type: 'body', metatype: NamedDto });
+    expect(await failure(named({ name: 'a\u0000' }))).toMatchObject({ status: 422, field: 'name' });
+    expect(await failure(named({ name: '\ud800' }))).toMatchObject({ status: 422, field: 'name' });
+    await expect(named({ name: 'fine \ud83d\ude00' })).resolves.toEqual({ name: 'fine \ud83d\ude00' });
   });
 });

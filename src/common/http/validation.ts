@@ -3,7 +3,7 @@
  * parameters (they never widen a result). Errors name the field dotted, array items by index.
  */
 import { Injectable, ValidationPipe, type ArgumentMetadata, type PipeTransform } from '@nestjs/common';
-import type { ValidationError } from 'class-validator';
+import { ValidateBy, type ValidationError } from 'class-validator';
 import { ApiError } from './api-error.js';
 
 function firstError(errors: ValidationError[], parent = ''): { field: string; message: string } | undefined {
@@ -52,14 +52,19 @@ export function unstorableStringPath(value: unknown): string | undefined {
   return undefined;
 }
 
-function rejectUnstorable(value: unknown, where: 'body' | 'query'): void {
-  const path = unstorableStringPath(value);
-  if (path !== undefined) {
-    throw ApiError.validation(
-      path || where,
-      `${path || where} must be valid Unicode text without NUL characters`,
-    );
-  }
+/**
+ * A string PostgreSQL can store: no NUL character, no unpaired surrogate. Not applied globally (some
+ * modules store lone surrogates as U+FFFD or report them per import row); DTOs opt in.
+ */
+export function IsStorableText(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isStorableText',
+    validator: {
+      validate: (value: unknown) => typeof value !== 'string' || unstorableStringPath(value) === undefined,
+      defaultMessage: (args) =>
+        `${args?.property ?? 'value'} must be valid Unicode text without NUL characters`,
+    },
+  });
 }
 
 export function validationException(errors: ValidationError[]): ApiError {
@@ -87,13 +92,9 @@ export class ServiceValidationPipe implements PipeTransform {
       if (typeof value !== 'object' || Array.isArray(value)) {
         throw ApiError.validation('body', 'Request body must be a JSON object');
       }
-      rejectUnstorable(value, 'body');
       return this.body.transform(value, metadata);
     }
-    if (metadata.type === 'query') {
-      rejectUnstorable(value, 'query');
-      return this.query.transform(value, metadata);
-    }
+    if (metadata.type === 'query') return this.query.transform(value, metadata);
     return value;
   }
 }

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsDefined, IsObject, IsOptional, IsString, Length, ValidateNested } from 'class-validator';
+import { IsStorableText } from '../../../common/http/validation.js';
 import { WorkspaceConfigDto } from '../../workspaces/dto/workspace-config.dto.js';
 import { WorkspaceConfig } from '../../workspaces/workspace-config.js';
 
@@ -8,6 +9,7 @@ export class CreateWorkspaceDto {
   @ApiProperty({ minLength: 1, maxLength: 200 })
   @IsString()
   @Length(1, 200)
+  @IsStorableText()
   name: string;
 
   @ApiPropertyOptional({ type: WorkspaceConfigDto })

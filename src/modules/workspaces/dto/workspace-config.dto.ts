@@ -1,5 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Length, Max, Min, ValidateIf } from 'class-validator';
+import { IsStorableText } from '../../../common/http/validation.js';
 import { AI_PROVIDERS } from '../workspace-config.js';
 
 /** Optional, but not nullable: `null` is validated (and refused) like any other wrong type. */
@@ -41,5 +42,6 @@ export class WorkspaceConfigDto {
   @ValidateIf((_, v) => v !== null)
   @IsString()
   @Length(1, 100)
+  @IsStorableText()
   ai_model?: string | null;
 }
