@@ -1,0 +1,28 @@
+import { signUnsubscribeToken, verifyUnsubscribeToken } from './unsubscribe-token.js';
+
+const claims = {
+  workspaceId: '0b8f3a52-58c4-4a4b-9f53-2d3c2e0f9a11',
+  contactId: 123456,
+  campaignId: 42,
+  enrollmentId: 987654321,
+};
+
+describe('unsubscribe tokens', () => {
+  it('round-trips the claims and is URL-safe', () => {
+    const token = signUnsubscribeToken(claims);
+    expect(token).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+    expect(verifyUnsubscribeToken(token)).toEqual(claims);
+  });
+
+  it('rejects tampered, truncated, re-signed or malformed tokens', () => {
+    const token = signUnsubscribeToken(claims);
+    const [payload, tag] = token.split('.');
+    const other = signUnsubscribeToken({ ...claims, contactId: 1 });
+    expect(verifyUnsubscribeToken(`${other.split('.')[0]}.${tag}`)).toBeNull();
+    expect(verifyUnsubscribeToken(`${payload}.${tag.slice(0, -2)}AA`)).toBeNull();
+    expect(verifyUnsubscribeToken(payload)).toBeNull();
+    expect(verifyUnsubscribeToken('')).toBeNull();
+    expect(verifyUnsubscribeToken('a.b.c')).toBeNull();
+    expect(verifyUnsubscribeToken(`${'x'.repeat(300)}.${tag}`)).toBeNull();
+  });
+});
