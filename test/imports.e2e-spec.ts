@@ -464,6 +464,18 @@ describe('bulk contact imports', () => {
     expect((await imports.show(t.workspaceId, batch.id)).created_count).toBe(expected.created);
   });
 
+  it('finds imports to recover: all unfinished at start, only long-queued ones in the sweep', async () => {
+    const t = await createTenant(app);
+    const imports = app.get(ImportsService);
+    const batch = await imports.create(t.workspaceId, { contacts: [{ email: 'sweep@example.com' }] });
+    expect((await imports.unfinished()).map((p) => p.id)).toContain(batch.id);
+    expect((await imports.unfinished(60_000)).map((p) => p.id)).not.toContain(batch.id);
+    await db.query(`UPDATE imports SET created_at = now() - interval '2 minutes' WHERE id = $1`, [batch.id]);
+    expect(await imports.unfinished(60_000)).toContainEqual({ id: batch.id, workspaceId: t.workspaceId });
+    expect(await app.get(ImportRunner).run(batch.id)).toBe('completed');
+    expect((await imports.unfinished()).map((p) => p.id)).not.toContain(batch.id);
+  });
+
   it('the import CLI command stages through the same service and runs the chunks inline', async () => {
     const t = await createTenant(app);
     await addContact(t.workspaceId, 'cli-old@example.com');

@@ -7,6 +7,7 @@ import { QueueName } from '../../common/queue/queues.js';
 
 export const RUN_IMPORT_JOB = 'run-import';
 export const IMPORT_JOB_ATTEMPTS = 5;
+const ENQUEUE_WAIT_MS = 3000;
 
 export interface RunImportPayload {
   workspaceId: string;
@@ -39,12 +40,24 @@ export class ImportQueue {
     });
   }
 
-  /** After a commit: a lost enqueue only delays the batch until the next worker start (recovery). */
+  /**
+   * After a commit. Never holds the request hostage to Redis: after ENQUEUE_WAIT_MS the answer goes
+   * out anyway (ioredis keeps the command queued until it reconnects). A lost enqueue only delays
+   * the batch until a worker's sweep or start picks it up (it stays `queued` in PostgreSQL).
+   */
   async enqueueAfterCommit(payload: RunImportPayload): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), ENQUEUE_WAIT_MS);
+    });
     try {
-      await this.enqueue(payload);
+      const outcome = await Promise.race([this.enqueue(payload).then(() => 'ok' as const), timeout]);
+      if (outcome === 'timeout')
+        logger.warn({ importId: payload.importId }, 'import enqueue is slow (Redis?)');
     } catch (err) {
       logger.error({ err, importId: payload.importId }, 'could not enqueue import; recovery will pick it up');
+    } finally {
+      clearTimeout(timer);
     }
   }
 }

@@ -100,11 +100,20 @@ export class ImportsService {
     });
   }
 
-  /** Imports left queued or processing (for the recovery path of the workers). */
-  async unfinished(): Promise<Array<{ id: number; workspaceId: string }>> {
-    const rows = (await this.db.query(
-      `SELECT id, workspace_id FROM imports WHERE status IN ('queued', 'processing') ORDER BY id`,
-    )) as Array<{ id: number; workspace_id: string }>;
+  /**
+   * Imports to (re-)enqueue: at a worker's start every import left queued or processing; in the
+   * periodic sweep (`queuedForMs` set) only those still queued that long (their enqueue was lost).
+   */
+  async unfinished(queuedForMs?: number): Promise<Array<{ id: number; workspaceId: string }>> {
+    const rows = (await (queuedForMs === undefined
+      ? this.db.query(
+          `SELECT id, workspace_id FROM imports WHERE status IN ('queued', 'processing') ORDER BY id`,
+        )
+      : this.db.query(
+          `SELECT id, workspace_id FROM imports
+           WHERE status = 'queued' AND created_at < now() - $1 * interval '1 millisecond' ORDER BY id`,
+          [queuedForMs],
+        ))) as Array<{ id: number; workspace_id: string }>;
     return rows.map((r) => ({ id: r.id, workspaceId: r.workspace_id }));
   }
 

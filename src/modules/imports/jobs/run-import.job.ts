@@ -1,9 +1,10 @@
 /**
  * The Bull processor of imports, and the recovery path: when a worker starts it re-enqueues every
- * batch left queued or processing (its job may have died with a worker or with a flushed Redis).
+ * batch left queued or processing (its job may have died with a worker or with a flushed Redis),
+ * and every minute it re-enqueues batches still queued after a minute (a lost enqueue).
  */
 import { OnQueueFailed, Process, Processor } from '@nestjs/bull';
-import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Job } from 'bull';
 import { logger } from '../../../common/logging/logger.js';
 import { QueueName } from '../../../common/queue/queues.js';
@@ -11,9 +12,14 @@ import { ImportQueue, IMPORT_JOB_ATTEMPTS, RUN_IMPORT_JOB, type RunImportPayload
 import { ImportRunner } from '../import-runner.js';
 import { ImportsService } from '../imports.service.js';
 
+const SWEEP_MS = 60_000;
+
 @Processor(QueueName.Imports)
 @Injectable()
-export class RunImportJob implements OnApplicationBootstrap {
+export class RunImportJob implements OnApplicationBootstrap, OnApplicationShutdown {
+  private sweeper?: NodeJS.Timeout;
+  private recovering = false;
+
   constructor(
     private readonly runner: ImportRunner,
     private readonly imports: ImportsService,
@@ -34,13 +40,28 @@ export class RunImportJob implements OnApplicationBootstrap {
     }
   }
 
-  async onApplicationBootstrap(): Promise<void> {
+  onApplicationBootstrap(): void {
+    // Not awaited: a slow Redis must not hold up the start of the process.
+    void this.recover();
+    this.sweeper = setInterval(() => void this.recover(SWEEP_MS), SWEEP_MS);
+    this.sweeper.unref();
+  }
+
+  onApplicationShutdown(): void {
+    if (this.sweeper) clearInterval(this.sweeper);
+  }
+
+  private async recover(queuedForMs?: number): Promise<void> {
+    if (this.recovering) return;
+    this.recovering = true;
     try {
-      const pending = await this.imports.unfinished();
+      const pending = await this.imports.unfinished(queuedForMs);
       for (const p of pending) await this.queue.enqueue({ importId: p.id, workspaceId: p.workspaceId }, true);
       if (pending.length) logger.info({ imports: pending.map((p) => p.id) }, 'imports re-enqueued');
     } catch (err) {
       logger.error({ err }, 'import recovery failed');
+    } finally {
+      this.recovering = false;
     }
   }
 }
