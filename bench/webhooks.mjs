@@ -208,6 +208,8 @@ async function main() {
         events.map((e) => e.occurredAt.toISOString()),
       ],
     );
+    // What recordEvents() does after writing events: wake the workers in other processes.
+    await client.query(`SELECT pg_notify('events_outbox', '')`);
     let trace;
     if (process.env.BENCH_TRACE) {
       const tc = new pg.Client({ connectionString: dbUrl });

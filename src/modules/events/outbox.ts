@@ -15,6 +15,9 @@ export interface NewEvent {
   occurredAt?: Date;
 }
 
+/** Postgres channel notified (on commit) when events are written, so workers in other processes wake. */
+export const OUTBOX_CHANNEL = 'events_outbox';
+
 type OutboxListener = () => void;
 const listeners = new Set<OutboxListener>();
 
@@ -47,6 +50,8 @@ export async function recordEvents(manager: EntityManager, events: NewEvent[]): 
       .execute();
   }
   // Listeners poll the table; waking them early after the transaction commits is a bonus, not a need.
+  // NOTIFY is transactional: delivered to other processes on commit, dropped on rollback.
+  await manager.query(`SELECT pg_notify('${OUTBOX_CHANNEL}', '')`);
   setImmediate(notifyOutbox);
 }
 

@@ -161,7 +161,9 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
   /** How many more leased deliveries this process takes over right now (0 when shutting down). */
   room(): number {
     if (!this.running) return 0;
-    return Math.max(0, 3 * this.settings.concurrency - this.queue.length - this.inFlight);
+    const { concurrency } = this.settings;
+    const capacity = concurrency + Math.max(1000, 4 * concurrency);
+    return Math.max(0, capacity - this.queue.length - this.inFlight);
   }
 
   /** Calls `listener` once, when room frees up (the dispatcher waits on it while saturated). */
@@ -187,7 +189,8 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
       const next = this.queue.shift()!;
       if (Date.now() <= next.startBy) this.start(next.row);
     }
-    if (this.onRoom && this.room() >= this.settings.concurrency) {
+    // Ask for more while a good part of the queue is still ahead, so the next dispatch overlaps.
+    if (this.onRoom && this.room() >= 256) {
       const listener = this.onRoom;
       this.onRoom = null;
       listener();

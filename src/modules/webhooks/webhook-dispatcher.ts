@@ -9,12 +9,22 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { logger } from '../../common/logging/logger.js';
 import { appConfig } from '../../config/app-config.js';
-import { onOutboxWrite } from '../events/outbox.js';
+import { onOutboxWrite, OUTBOX_CHANNEL } from '../events/outbox.js';
 import { Waker } from './loop.js';
 import { OCCURRED_AT_ISO, WebhookDeliveryWorker, type ClaimedRow } from './webhook-delivery.worker.js';
 import { webhookSettings } from './webhook-settings.js';
 
 const BATCH = 1000;
+const FIRST_BATCH = 100;
+
+interface PgClient {
+  on(event: 'notification' | 'error', listener: () => void): void;
+  query(sql: string): Promise<unknown>;
+  release(err?: boolean): void;
+}
+interface PgPool {
+  connect(): Promise<PgClient>;
+}
 
 const DISPATCH_SQL = `
 WITH ev AS (
@@ -67,7 +77,7 @@ LEFT JOIN (
 ) x ON true`;
 
 /** Below this much room in the local delivery loop, the dispatcher waits instead of handing over. */
-const MIN_HANDOFF = 32;
+const MIN_HANDOFF = 64;
 
 @Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
@@ -75,6 +85,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   private loop: Promise<void> | null = null;
   private readonly waker = new Waker();
   private unsubscribe: (() => void) | null = null;
+  private listener: { release(err?: boolean): void } | null = null;
+  /** After an idle pass, take a small first batch so the first deliveries start at once. */
+  private idle = true;
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
@@ -84,6 +97,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   onApplicationBootstrap(): void {
     this.running = true;
     this.unsubscribe = onOutboxWrite(() => this.waker.wake());
+    void this.listen();
     this.loop = this.run();
   }
 
@@ -92,6 +106,36 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     this.unsubscribe?.();
     this.waker.wake();
     await this.loop;
+    this.listener?.release(true);
+    this.listener = null;
+  }
+
+  /**
+   * LISTEN on the outbox channel with a dedicated connection, so events committed by other processes
+   * (the API) wake this dispatcher at once. Polling remains the guarantee; on error we re-listen.
+   */
+  private async listen(): Promise<void> {
+    if (!this.running) return;
+    try {
+      const pool = (this.db.driver as unknown as { master: PgPool }).master;
+      const client = await pool.connect();
+      this.listener = client;
+      client.on('notification', () => this.waker.wake());
+      client.on('error', () => {
+        if (this.listener === client) this.listener = null;
+        client.release(true);
+        if (this.running) setTimeout(() => void this.listen(), 1000).unref();
+      });
+      await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
+      if (!this.running) {
+        this.listener = null;
+        client.release(true);
+      }
+    } catch (err) {
+      if (!this.running) return;
+      logger.warn({ err }, 'webhook dispatcher could not LISTEN; polling only, retrying');
+      setTimeout(() => void this.listen(), 5000).unref();
+    }
   }
 
   /** One dispatch pass; returns how many events it took. Exposed for tests and the CLI. */
@@ -130,10 +174,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
           await this.waker.sleep(pollMs);
           continue;
         }
-        const limit = immediate ? Math.min(BATCH, room) : BATCH;
+        const batch = this.idle ? FIRST_BATCH : BATCH;
+        const limit = immediate ? Math.min(batch, room) : batch;
         const r = immediate ? await this.dispatchAndLease(limit) : await this.dispatchOnce();
         if (r.deliveries > 0) this.deliveries.wake();
         full = r.events >= limit;
+        this.idle = r.events === 0;
       } catch (err) {
         if (!this.running) break;
         logger.error({ err }, 'webhook dispatcher pass failed');
