@@ -14,6 +14,7 @@
  *   npm run bench                 # all
  *   node bench/run.mjs me         # only the GET /me benchmark (also: webhooks, imports, sending)
  *
+ * BENCH_SERVICE_PATH benchmarks another service path (e.g. /health/live: the framework's floor).
  * BENCH_SERVICE_NODE_ARGS passes node flags to the service (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  * Uses DATABASE_URL as the admin connection (default postgres://postgres@127.0.0.1:5432/postgres): a
  * scratch database is created and dropped. REDIS_URL (default redis://127.0.0.1:6379) with a private
@@ -232,7 +233,8 @@ async function benchMe() {
     );
     procs.push(baseline.proc);
 
-    const serviceUrl = `http://127.0.0.1:${service.port}/api/v1/me`;
+    // BENCH_SERVICE_PATH (diagnostics): another service path, e.g. /health/live for the framework floor.
+    const serviceUrl = `http://127.0.0.1:${service.port}${process.env.BENCH_SERVICE_PATH ?? '/api/v1/me'}`;
     const baselineUrl = `http://127.0.0.1:${basePort}/`;
     const check = await fetch(serviceUrl, { headers: { authorization: `Bearer ${key.token}` } });
     if (check.status !== 200) throw new Error(`service GET /me answered ${check.status}`);
