@@ -249,16 +249,16 @@ describe('sending engine (real SMTP)', () => {
     });
     const contactId = await seedContact(q, t.workspaceId, 'closed@example.com');
     const enrollmentId = await seedEnrollment(q, t.workspaceId, c.campaignId, contactId);
+    // Deferred to the next opening: tomorrow 00:00 UTC (the claim lease in between is ten minutes).
+    const tomorrow = new Date();
+    tomorrow.setUTCHours(24, 0, 0, 0);
     const row = await waitFor(async () => {
       const e = await one<{ next_step_at: Date; current_step: number }>(
         'SELECT next_step_at, current_step FROM enrollments WHERE id = $1',
         [enrollmentId],
       );
-      return e.next_step_at.getTime() > Date.now() + 60_000 ? e : null;
-    }, 'enrollment deferred');
-    const tomorrow = new Date();
-    tomorrow.setUTCHours(24, 0, 0, 0);
-    expect(row.next_step_at.toISOString()).toBe(tomorrow.toISOString());
+      return e.next_step_at.toISOString() === tomorrow.toISOString() ? e : null;
+    }, 'enrollment deferred to the next opening');
     expect(row.current_step).toBe(0);
     expect(mailsTo('closed@example.com')).toHaveLength(0);
     const count = await one<{ n: number }>(

@@ -22,7 +22,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Transporter } from 'nodemailer';
-import type { DataSource, EntityManager } from 'typeorm';
+import { In, type DataSource, type EntityManager } from 'typeorm';
 import { logger } from '../../common/logging/logger.js';
 import { appConfig } from '../../config/app-config.js';
 import { bumpMetric } from '../analytics/metrics.js';
@@ -95,15 +95,6 @@ type Outcome = 'sent' | 'deferred' | 'stopped' | 'bounced' | 'failed' | 'skipped
 
 const startOfNextUtcDay = (now: Date): Date =>
   new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
-
-class Deferred extends Error {
-  constructor(
-    readonly until: Date,
-    readonly reason: string,
-  ) {
-    super(reason);
-  }
-}
 
 @Injectable()
 export class SendEngine {
@@ -230,22 +221,16 @@ export class SendEngine {
       return 'stopped';
     }
 
-    // Capacity, all-or-nothing inside a savepoint so a refused reservation leaves nothing behind.
-    let inbox: Inbox;
-    try {
-      inbox = await this.reserve(m, enrollment, campaign, config, now);
-    } catch (err) {
-      if (err instanceof Deferred) {
-        await this.defer(m, enrollment, err.until);
-        return 'deferred';
-      }
-      throw err;
-    }
-
-    // Thread and previous messages (follow-ups reply in the same thread).
-    const previous = await rows<{ message_id: string; thread_id: number }>(
+    // Follow-ups keep their inbox; a first step rotates over the campaign's inboxes.
+    const candidates = enrollment.inboxId
+      ? [enrollment.inboxId]
+      : rotate((campaign.inbox_ids as string[]) ?? [], enrollment.id);
+    const inboxes = candidates.length
+      ? await m.getRepository(Inbox).find({ where: { workspaceId: ws, id: In(candidates) } })
+      : [];
+    const previous = await rows<{ message_id: string }>(
       m,
-      `SELECT message_id, thread_id FROM messages
+      `SELECT message_id FROM messages
        WHERE workspace_id = $1 AND enrollment_id = $2 AND direction = 'outbound' AND status = 'sent'
        ORDER BY step_position`,
       [ws, enrollment.id],
@@ -255,6 +240,43 @@ export class SendEngine {
       'SELECT id, subject FROM threads WHERE workspace_id = $1 AND enrollment_id = $2 ORDER BY id LIMIT 1',
       [ws, enrollment.id],
     );
+    const today = now.toISOString().slice(0, 10);
+    let earliest = startOfNextUtcDay(now);
+    for (const inboxId of candidates) {
+      const inbox = inboxes.find((i) => i.id === inboxId);
+      if (!inbox || inbox.status !== 'active') {
+        // A follow-up waits for its own inbox to come back; rotation just moves on.
+        earliest = minDate(earliest, new Date(now.getTime() + RETRY_DELAY_SECONDS * 1000));
+        continue;
+      }
+      if (inbox.sentTodayDate === today && inbox.sentToday >= inbox.dailyLimit) continue; // full today
+      // Record first, reserve last: the capacity rows (hot, shared by every send of an inbox, domain
+      // or campaign) stay locked only for the reservation statements and the commit.
+      await m.query('SAVEPOINT attempt');
+      const prepared = await this.recordWith(m, enrollment, step, contact, inbox, config, thread, previous);
+      const verdict = await this.reserve(m, enrollment, campaign, inbox, config);
+      // No RELEASE: the savepoint ends with the commit, one round trip less while the capacity rows are locked.
+      if (verdict === true) return prepared;
+      await m.query('ROLLBACK TO SAVEPOINT attempt');
+      if (verdict === 'campaign') break; // no inbox can help today
+      if (verdict instanceof Date) earliest = minDate(earliest, verdict);
+    }
+    await this.defer(m, enrollment, earliest);
+    return 'deferred';
+  }
+
+  /** Renders the step for `inbox` and inserts the thread (first step) and the `sending` message. */
+  private async recordWith(
+    m: EntityManager,
+    enrollment: Enrollment,
+    step: SequenceStep,
+    contact: Record<string, unknown>,
+    inbox: Inbox,
+    config: WorkspaceConfig,
+    thread: { id: number; subject: string } | undefined,
+    previous: Array<{ message_id: string }>,
+  ): Promise<Prepared> {
+    const ws = enrollment.workspaceId;
     const vars = templateVars(
       {
         email: contact.email as string,
@@ -340,92 +362,59 @@ export class SendEngine {
   }
 
   /**
-   * Reserves one send for this enrollment: campaign cap, then (per candidate inbox, in rotation
-   * order) the inbox's pacing slot, its daily limit and its domain's daily limit. Throws Deferred
-   * with the time worth retrying when nothing is free.
+   * Reserves one send through `inbox`: the campaign's daily cap, the inbox's pacing slot (gap +
+   * jitter), its daily limit and its domain's daily limit, each a conditional write that only
+   * succeeds below its cap. The caller rolls back to its savepoint on anything but `true`:
+   * 'campaign' (cap reached today), a Date (the inbox's next pacing slot) or false (inbox or
+   * domain full today).
    */
   private async reserve(
     m: EntityManager,
     enrollment: Enrollment,
     campaign: Record<string, unknown>,
+    inbox: Inbox,
     config: WorkspaceConfig,
-    now: Date,
-  ): Promise<Inbox> {
+  ): Promise<true | 'campaign' | Date | false> {
     const ws = enrollment.workspaceId;
-    const tomorrow = startOfNextUtcDay(now);
-    await m.query('SAVEPOINT reserve');
     const campaignLimit = campaign.daily_limit as number | null;
     if (campaignLimit !== null && campaignLimit !== undefined) {
-      const ok =
-        campaignLimit > 0 &&
-        (await this.bumpCounter(m, ws, 'campaign', String(enrollment.campaignId), campaignLimit));
-      if (!ok) {
-        await m.query('ROLLBACK TO SAVEPOINT reserve');
-        throw new Deferred(tomorrow, 'campaign daily limit reached');
+      if (!(await this.bumpCounter(m, ws, 'campaign', String(enrollment.campaignId), campaignLimit))) {
+        return 'campaign';
       }
     }
-    const candidates = enrollment.inboxId
-      ? [enrollment.inboxId]
-      : rotate((campaign.inbox_ids as string[]) ?? [], enrollment.id);
-    let earliest: Date = tomorrow;
     const gapSeconds = appConfig().sendMinGapSeconds;
-    for (const inboxId of candidates) {
-      await m.query('SAVEPOINT inbox');
-      const inbox = await m.getRepository(Inbox).findOne({ where: { workspaceId: ws, id: inboxId } });
-      if (!inbox || inbox.status !== 'active') {
-        await m.query('ROLLBACK TO SAVEPOINT inbox');
-        // A follow-up waits for its own inbox to come back; rotation just moves on.
-        earliest = minDate(earliest, new Date(now.getTime() + RETRY_DELAY_SECONDS * 1000));
-        continue;
-      }
-      if (gapSeconds > 0) {
-        const gap = gapSeconds * (1 + Math.random() * 0.5);
-        const slot = await rows(
-          m,
-          `INSERT INTO inbox_pacing (inbox_id, workspace_id, next_send_at)
-           VALUES ($1, $2, now() + make_interval(secs => $3::double precision))
-           ON CONFLICT (inbox_id) DO UPDATE SET next_send_at = EXCLUDED.next_send_at
-             WHERE inbox_pacing.next_send_at <= now()
-           RETURNING inbox_id`,
-          [inbox.id, ws, gap],
-        );
-        if (slot.length === 0) {
-          await m.query('ROLLBACK TO SAVEPOINT inbox');
-          const [p] = await rows<{ next_send_at: Date }>(
-            m,
-            'SELECT next_send_at FROM inbox_pacing WHERE inbox_id = $1',
-            [inbox.id],
-          );
-          earliest = minDate(earliest, p ? new Date(p.next_send_at) : new Date(now.getTime() + 1000));
-          continue;
-        }
-      }
-      const taken = await rows(
+    if (gapSeconds > 0) {
+      const gap = gapSeconds * (1 + Math.random() * 0.5);
+      const slot = await rows<{ next_send_at: Date; ok: boolean }>(
         m,
-        `UPDATE inboxes SET
-           sent_today = CASE WHEN sent_today_date = ${UTC_TODAY} THEN sent_today + 1 ELSE 1 END,
-           sent_today_date = ${UTC_TODAY}, last_sent_at = now()
-         WHERE workspace_id = $1 AND id = $2 AND status = 'active' AND daily_limit > 0
-           AND (sent_today_date IS DISTINCT FROM ${UTC_TODAY} OR sent_today < daily_limit)
-         RETURNING id`,
-        [ws, inbox.id],
+        `INSERT INTO inbox_pacing (inbox_id, workspace_id, next_send_at)
+         VALUES ($1, $2, now() + make_interval(secs => $3::double precision))
+         ON CONFLICT (inbox_id) DO UPDATE SET next_send_at = EXCLUDED.next_send_at
+           WHERE inbox_pacing.next_send_at <= now()
+         RETURNING inbox_id`,
+        [inbox.id, ws, gap],
       );
-      if (taken.length === 0) {
-        await m.query('ROLLBACK TO SAVEPOINT inbox');
-        continue; // this inbox is done for the UTC day
+      if (slot.length === 0) {
+        const [p] = await rows<{ next_send_at: Date }>(
+          m,
+          'SELECT next_send_at FROM inbox_pacing WHERE inbox_id = $1',
+          [inbox.id],
+        );
+        return p ? new Date(p.next_send_at) : new Date(Date.now() + 1000);
       }
-      if (
-        !(await this.bumpCounter(m, ws, 'domain', inbox.domain.toLowerCase(), config.domain_daily_send_limit))
-      ) {
-        await m.query('ROLLBACK TO SAVEPOINT inbox');
-        continue; // the domain is done for the UTC day
-      }
-      await m.query('RELEASE SAVEPOINT inbox');
-      await m.query('RELEASE SAVEPOINT reserve');
-      return inbox;
     }
-    await m.query('ROLLBACK TO SAVEPOINT reserve');
-    throw new Deferred(earliest, 'no inbox capacity');
+    const taken = await rows(
+      m,
+      `UPDATE inboxes SET
+         sent_today = CASE WHEN sent_today_date = ${UTC_TODAY} THEN sent_today + 1 ELSE 1 END,
+         sent_today_date = ${UTC_TODAY}, last_sent_at = now()
+       WHERE workspace_id = $1 AND id = $2 AND status = 'active' AND daily_limit > 0
+         AND (sent_today_date IS DISTINCT FROM ${UTC_TODAY} OR sent_today < daily_limit)
+       RETURNING id`,
+      [ws, inbox.id],
+    );
+    if (taken.length === 0) return false;
+    return this.bumpCounter(m, ws, 'domain', inbox.domain.toLowerCase(), config.domain_daily_send_limit);
   }
 
   /** +1 on a per-UTC-day counter if it stays within `limit`; false when the cap is reached. */
@@ -508,7 +497,6 @@ export class SendEngine {
       `UPDATE contacts SET stage = 'contacted', updated_at = now() WHERE workspace_id = $1 AND id = $2 AND stage = 'new'`,
       [p.workspaceId, p.contactId],
     );
-    await bumpMetric(m, p.workspaceId, p.campaignId, 'sent', 1, now);
     const message = await m.getRepository(Message).findOneOrFail({ where: { id: p.messageRowId } });
     await recordEvent(m, {
       workspaceId: p.workspaceId,
@@ -523,7 +511,10 @@ export class SendEngine {
     const enrollment = await m
       .getRepository(Enrollment)
       .findOne({ where: { id: p.enrollmentId }, lock: { mode: 'pessimistic_write' } });
-    if (!enrollment) return;
+    if (!enrollment) {
+      await bumpMetric(m, p.workspaceId, p.campaignId, 'sent', 1, now);
+      return;
+    }
     const [seq] = await rows<{ steps: SequenceStep[] }>(
       m,
       `SELECT s.steps FROM campaigns c JOIN sequences s ON s.id = c.sequence_id WHERE c.id = $1`,
@@ -531,6 +522,8 @@ export class SendEngine {
     );
     const steps = [...(seq?.steps ?? [])].sort((a, b) => a.position - b.position);
     await this.advance(m, enrollment, steps, p.stepPosition, now);
+    // Last: the campaign's daily_metrics row is shared by every send of the day.
+    await bumpMetric(m, p.workspaceId, p.campaignId, 'sent', 1, now);
   }
 
   /**
@@ -578,12 +571,12 @@ export class SendEngine {
     );
     if (done.length === 0) return;
     const fresh = await m.getRepository(Enrollment).findOneOrFail({ where: { id: enrollment.id } });
-    await bumpMetric(m, fresh.workspaceId, fresh.campaignId, 'completed');
     await recordEvent(m, {
       workspaceId: fresh.workspaceId,
       type: 'enrollment.completed',
       data: { enrollment: toEnrollmentView(fresh) },
     });
+    await bumpMetric(m, fresh.workspaceId, fresh.campaignId, 'completed');
   }
 
   // ---------------------------------------------------------------------------------------------
