@@ -7,6 +7,8 @@ import { resetConfig } from '../../config/app-config.js';
 import {
   addressProblem,
   checkTarget,
+  ResolveTimeoutError,
+  resolverWithTimeout,
   UnsafeTargetError,
   type ResolvedAddress,
   type Resolver,
@@ -137,6 +139,15 @@ describe('webhook target guard', () => {
     const checked = await checkTarget(url, resolver);
     expect(checked.address).toBe(address);
     expect(checked.exempt).toBe(false);
+  });
+
+  it('bounds name resolution by a deadline (a timeout, not an unsafe target)', async () => {
+    const never: Resolver = () => new Promise(() => undefined);
+    await expect(checkTarget('https://slow.test/', resolverWithTimeout(never, 30))).rejects.toThrow(
+      ResolveTimeoutError,
+    );
+    const fast = resolverWithTimeout(resolver, 1000);
+    expect((await checkTarget('https://public.test/', fast)).address).toBe('8.8.8.8');
   });
 
   it('classifies addresses after unwrapping embedded IPv4', () => {

@@ -26,6 +26,27 @@ export const systemResolver: Resolver = (hostname) =>
 
 export class UnsafeTargetError extends Error {}
 
+/** Resolution took longer than the attempt's deadline (a failed attempt, not an unsafe target). */
+export class ResolveTimeoutError extends Error {}
+
+/** Bounds a resolver by a deadline, so name resolution counts against an attempt's timeout. */
+export function resolverWithTimeout(resolver: Resolver, ms: number): Resolver {
+  return (hostname) =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new ResolveTimeoutError('timeout (resolving the host)')), ms);
+      resolver(hostname).then(
+        (v) => {
+          clearTimeout(timer);
+          resolve(v);
+        },
+        (e: unknown) => {
+          clearTimeout(timer);
+          reject(e instanceof Error ? e : new Error(String(e)));
+        },
+      );
+    });
+}
+
 export interface CheckedTarget {
   url: URL;
   /** WHATWG-parsed hostname, brackets removed for IPv6 literals. */
@@ -132,7 +153,8 @@ export async function checkTarget(raw: string, resolver: Resolver = systemResolv
   let addresses: ResolvedAddress[];
   try {
     addresses = await resolver(hostname);
-  } catch {
+  } catch (err) {
+    if (err instanceof ResolveTimeoutError) throw err;
     throw new UnsafeTargetError('url host does not resolve');
   }
   if (addresses.length === 0) throw new UnsafeTargetError('url host does not resolve');

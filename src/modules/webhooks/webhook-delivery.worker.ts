@@ -17,7 +17,14 @@ import { logger } from '../../common/logging/logger.js';
 import { appConfig } from '../../config/app-config.js';
 import { Waker } from './loop.js';
 import { signedHeaders, standardKey } from './signing.js';
-import { checkTarget, UnsafeTargetError } from './target-guard.js';
+import {
+  checkTarget,
+  ResolveTimeoutError,
+  resolverWithTimeout,
+  systemResolver,
+  UnsafeTargetError,
+  type Resolver,
+} from './target-guard.js';
 import { WebhookHttpClient, type AttemptOutcome } from './webhook-http.js';
 import {
   DISABLE_AFTER_FAILURES,
@@ -115,6 +122,7 @@ WHERE d.id = $1 AND d.status = 'pending'`;
 export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private settings: WebhookSettings;
   private http: WebhookHttpClient;
+  private resolver: Resolver;
   private running = false;
   private loop: Promise<void> | null = null;
   private readonly waker = new Waker();
@@ -134,6 +142,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
   onApplicationBootstrap(): void {
     this.settings = webhookSettings();
     this.http = new WebhookHttpClient(this.settings.timeoutMs);
+    this.resolver = resolverWithTimeout(systemResolver, this.settings.timeoutMs);
     this.running = true;
     this.loop = this.run();
   }
@@ -255,16 +264,17 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
 
   private async attempt(row: ClaimedRow): Promise<AttemptOutcome> {
     let target;
+    const started = Date.now();
     try {
-      target = await checkTarget(row.url);
+      target = await checkTarget(row.url, this.resolver);
     } catch (err) {
-      const message = err instanceof UnsafeTargetError ? err.message : 'target check failed';
+      const timedOut = err instanceof ResolveTimeoutError;
       return {
         ok: false,
         statusCode: null,
-        error: message,
-        errorClass: 'blocked_target',
-        durationMs: 0,
+        error: err instanceof UnsafeTargetError || timedOut ? err.message : 'target check failed',
+        errorClass: timedOut ? 'timeout' : 'blocked_target',
+        durationMs: Date.now() - started,
         excerpt: null,
       };
     }

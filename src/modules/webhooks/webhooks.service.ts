@@ -12,7 +12,13 @@ import { WebhookDelivery } from './entities/webhook-delivery.entity.js';
 import { WebhookEndpoint } from './entities/webhook-endpoint.entity.js';
 import type { CreateWebhookEndpointDto, UpdateWebhookEndpointDto } from './dto/webhook-endpoint.dto.js';
 import { generateSecret } from './signing.js';
-import { checkTarget, UnsafeTargetError } from './target-guard.js';
+import {
+  checkTarget,
+  ResolveTimeoutError,
+  resolverWithTimeout,
+  systemResolver,
+  UnsafeTargetError,
+} from './target-guard.js';
 import { WebhookDeliveryWorker } from './webhook-delivery.worker.js';
 import { WebhookDeliveriesRepository, WebhookEndpointsRepository } from './webhooks.repository.js';
 
@@ -70,6 +76,9 @@ export const toDeliveryView = (d: WebhookDelivery): WebhookDeliveryView => ({
   created_at: d.createdAt.toISOString(),
 });
 
+/** Name resolution at create/update is bounded, so a slow DNS never holds a request for long. */
+const createResolver = resolverWithTimeout(systemResolver, 5000);
+
 @Injectable()
 export class WebhooksService {
   constructor(
@@ -81,9 +90,12 @@ export class WebhooksService {
 
   private async checkedUrl(raw: string): Promise<string> {
     try {
-      return (await checkTarget(raw)).url.toString();
+      return (await checkTarget(raw, createResolver)).url.toString();
     } catch (err) {
       if (err instanceof UnsafeTargetError) throw ApiError.validation('url', err.message);
+      if (err instanceof ResolveTimeoutError) {
+        throw ApiError.validation('url', 'url host did not resolve in time');
+      }
       throw err;
     }
   }
