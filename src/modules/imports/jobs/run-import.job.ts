@@ -35,8 +35,12 @@ export class RunImportJob implements OnApplicationBootstrap, OnApplicationShutdo
   @OnQueueFailed()
   async onFailed(job: Job<RunImportPayload>, err: Error): Promise<void> {
     logger.error({ err, importId: job.data.importId, attempt: job.attemptsMade }, 'import job failed');
-    if (job.name === RUN_IMPORT_JOB && job.attemptsMade >= (job.opts.attempts ?? IMPORT_JOB_ATTEMPTS)) {
+    if (job.name !== RUN_IMPORT_JOB || job.attemptsMade < (job.opts.attempts ?? IMPORT_JOB_ATTEMPTS)) return;
+    try {
       await this.imports.markFailed(job.data.importId, 'processing_error');
+    } catch (e) {
+      // An event handler must never reject (that would crash the process); recovery retries later.
+      logger.error({ err: e, importId: job.data.importId }, 'could not mark the import failed');
     }
   }
 
