@@ -10,7 +10,7 @@ import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
 import { resetConfig } from '../src/config/app-config.js';
 import type { EventType } from '../src/modules/events/event-types.js';
-import { recordEvent } from '../src/modules/events/outbox.js';
+import { recordEvent, recordEvents } from '../src/modules/events/outbox.js';
 import { api, bootApp, createTenant, mintKey, type TestTenant } from './helpers/app.js';
 import { waitFor } from './helpers/wait.js';
 
@@ -283,6 +283,34 @@ describe('webhooks', () => {
     }, 'the waiting delivery after enable');
     expect(at('/down')).toHaveLength(6);
     expect(JSON.parse(at('/down')[5].body).data).toEqual({ contact: { id: 3 } });
+  });
+
+  it('counts consecutive failures across deliveries of one endpoint', async () => {
+    let healthy = false;
+    handlers.set('/shared', (_req, res) => res.writeHead(healthy ? 200 : 502).end());
+    const ep = await createEndpoint('/shared');
+    await app.get(DataSource).transaction((m) =>
+      recordEvents(
+        m,
+        [1, 2, 3].map((n) => ({ workspaceId: t.workspaceId, type: 'contact.created' as const, data: { n } })),
+      ),
+    );
+    await waitFor(async () => (await endpoint(ep.id)).status === 'disabled', 'endpoint to be disabled');
+    const list = await deliveries(ep.id);
+    expect(list).toHaveLength(3);
+    const total = list.reduce((sum, d) => sum + (d.attempts as number), 0);
+    expect(total).toBeGreaterThanOrEqual(5);
+    // Disabled before any single delivery used its five attempts: they wait, none failed.
+    expect(list.filter((d) => d.status === 'pending').length).toBeGreaterThan(0);
+    expect(list.every((d) => (d.attempts as number) < 5 || d.status === 'failed')).toBe(true);
+
+    healthy = true;
+    expect((await api(app, t.token).post(`/webhook-endpoints/${ep.id}/enable`)).status).toBe(200);
+    await waitFor(async () => {
+      const after = await deliveries(ep.id);
+      return after.filter((d) => d.status !== 'failed').every((d) => d.status === 'succeeded');
+    }, 'waiting deliveries to succeed');
+    expect((await endpoint(ep.id)).consecutive_failures).toBe(0);
   });
 
   it.each([
