@@ -153,6 +153,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
     await this.loop;
     this.queue.length = 0;
     await Promise.allSettled([...this.attempts]);
+    await this.flushing;
     await this.flush();
     await this.http?.close();
   }
@@ -240,7 +241,23 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
         this.results.push({ row, outcome, at: new Date() });
         this.scheduleFlush();
       })
-      .catch((err: unknown) => logger.error({ err }, 'webhook attempt crashed'))
+      .catch((err: unknown) => {
+        // Recorded as a failed attempt, so a bug cannot make a delivery loop on its lease forever.
+        logger.error({ err, delivery: row.id }, 'webhook attempt crashed');
+        this.results.push({
+          row,
+          outcome: {
+            ok: false,
+            statusCode: null,
+            error: 'internal error',
+            errorClass: 'internal',
+            durationMs: 0,
+            excerpt: null,
+          },
+          at: new Date(),
+        });
+        this.scheduleFlush();
+      })
       .finally(() => {
         this.inFlight -= 1;
         this.attempts.delete(p);
