@@ -59,6 +59,19 @@ async function admin(sql) {
   }
 }
 
+async function dropRedisPrefix(url, prefix) {
+  const { Redis } = require('ioredis');
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  await redis.connect();
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length) await redis.del(...keys);
+  } while (cursor !== '0');
+  redis.disconnect();
+}
+
 function startReceiver() {
   let count = 0;
   const seen = new Set();
@@ -270,6 +283,9 @@ async function main() {
     receiver?.server.close();
     await client.end().catch(() => {});
     await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch((e) => log('drop failed', e.message));
+    await dropRedisPrefix(env.REDIS_URL, env.REDIS_PREFIX).catch((e) =>
+      log('redis cleanup failed', e.message),
+    );
   }
 }
 
