@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
+import type { Job } from 'bull';
 import { importFile } from '../src/modules/imports/commands/import-file.js';
+import { RUN_IMPORT_JOB, type RunImportPayload } from '../src/modules/imports/import-queue.js';
+import { RunImportJob } from '../src/modules/imports/jobs/run-import.job.js';
 import { ImportRunner, IMPORT_CHUNK_ROWS } from '../src/modules/imports/import-runner.js';
 import type { ImportView } from '../src/modules/imports/import-view.js';
 import { ImportsService } from '../src/modules/imports/imports.service.js';
@@ -474,6 +477,28 @@ describe('bulk contact imports', () => {
     expect(await imports.unfinished(60_000)).toContainEqual({ id: batch.id, workspaceId: t.workspaceId });
     expect(await app.get(ImportRunner).run(batch.id)).toBe('completed');
     expect((await imports.unfinished()).map((p) => p.id)).not.toContain(batch.id);
+  });
+
+  it('marks an import failed (processing_error) once its job has used every attempt', async () => {
+    const t = await createTenant(app);
+    const imports = app.get(ImportsService);
+    const batch = await imports.create(t.workspaceId, { contacts: [{ email: 'doomed@example.com' }] });
+    const job = app.get(RunImportJob);
+    const fake = (attemptsMade: number) =>
+      ({
+        name: RUN_IMPORT_JOB,
+        data: { importId: batch.id, workspaceId: t.workspaceId },
+        attemptsMade,
+        opts: { attempts: 5 },
+      }) as unknown as Job<RunImportPayload>;
+    await job.onFailed(fake(4), new Error('database unreachable'));
+    expect((await imports.show(t.workspaceId, batch.id)).status).toBe('queued');
+    await job.onFailed(fake(5), new Error('database unreachable'));
+    expect(await imports.show(t.workspaceId, batch.id)).toMatchObject({
+      status: 'failed',
+      failure_reason: 'processing_error',
+    });
+    expect(await app.get(ImportRunner).run(batch.id)).toBe('failed');
   });
 
   it('the import CLI command stages through the same service and runs the chunks inline', async () => {
