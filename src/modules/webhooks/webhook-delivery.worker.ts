@@ -200,7 +200,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
       if (Date.now() <= next.startBy) this.start(next.row);
     }
     // Ask for more while a good part of the queue is still ahead, so the next dispatch overlaps.
-    if (this.onRoom && this.room() >= 256) {
+    if (this.onRoom && this.room() >= 400) {
       const listener = this.onRoom;
       this.onRoom = null;
       listener();
