@@ -7,7 +7,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
 import { resetConfig } from '../src/config/app-config.js';
-import { bootApp, createTenant } from './helpers/app.js';
+import type { TestTenant } from './helpers/app.js';
 import {
   seedCampaign,
   seedContact,
@@ -16,6 +16,11 @@ import {
   type SmtpSink,
 } from './helpers/mail-servers.js';
 import { waitFor } from './helpers/wait.js';
+
+const output = new Map<ChildProcess, string[]>();
+
+/** What a worker printed (info logs and stderr), for failure messages. */
+const printed = (proc: ChildProcess): string => (output.get(proc) ?? []).join('').slice(-4000);
 
 function spawnWorker(): ChildProcess {
   const proc = spawn(process.execPath, ['dist/main.js'], {
@@ -26,12 +31,19 @@ function spawnWorker(): ChildProcess {
       SEND_TICK_MS: '50',
       SEND_MIN_GAP_SECONDS: '0',
       IMAP_POLL_SECONDS: '3600',
-      LOG_LEVEL: process.env.WORKER_LOG_LEVEL ?? 'silent',
+      LOG_LEVEL: process.env.WORKER_LOG_LEVEL ?? 'info',
       NODE_OPTIONS: '',
     },
-    stdio: ['ignore', process.env.WORKER_LOG_LEVEL ? 'inherit' : 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  proc.stderr?.on('data', (d: Buffer) => process.stderr.write(`[worker ${proc.pid}] ${d.toString()}`));
+  const lines: string[] = [];
+  output.set(proc, lines);
+  const keep = (d: Buffer): void => {
+    lines.push(d.toString());
+    if (lines.length > 200) lines.splice(0, lines.length - 200);
+  };
+  proc.stdout?.on('data', keep);
+  proc.stderr?.on('data', keep);
   return proc;
 }
 
@@ -53,11 +65,18 @@ describe('sending with worker processes', () => {
     ((await db.query(sql, params)) as T[])[0];
   const previousRole = process.env.APP_ROLE;
 
+  let createTenant: (a: NestExpressApplication) => Promise<TestTenant>;
+
   beforeAll(async () => {
-    // This process only serves the API: every send below comes from the spawned workers.
+    // This process only serves the API: every send below comes from the spawned workers. The role
+    // is read when the modules are first imported, hence the dynamic import after setting it.
     process.env.APP_ROLE = 'api';
     resetConfig();
-    app = await bootApp();
+    const helpers = await import('./helpers/app.js');
+    createTenant = (a) => helpers.createTenant(a);
+    app = await helpers.bootApp();
+    const { SendingWorker } = await import('../src/modules/sending/sending.worker.js');
+    expect(() => app.get(SendingWorker)).toThrow(); // no send loop in this process
     db = app.get(DataSource);
     // Same step as `npm run cli`: build dist/ when it is missing or older than src/.
     execFileSync(process.execPath, ['scripts/ensure-built.mjs'], { stdio: ['ignore', 'ignore', 'inherit'] });
@@ -107,7 +126,18 @@ describe('sending with worker processes', () => {
       },
       'restarted worker pauses the enrollment for review',
       60_000,
-    );
+    ).catch(async (err: Error) => {
+      const state = await q('SELECT status, next_step_at, current_step FROM enrollments WHERE id = $1', [
+        enrollmentId,
+      ]);
+      const msgs = await q('SELECT id, status, step_position FROM messages WHERE enrollment_id = $1', [
+        enrollmentId,
+      ]);
+      throw new Error(
+        `${err.message}\nenrollment ${JSON.stringify(state)} messages ${JSON.stringify(msgs)}\n` +
+          `restarted worker (exit ${second.exitCode}) printed:\n${printed(second)}`,
+      );
+    });
     expect(paused.stop_note).toMatch(/step 1 was interrupted/);
     expect(paused.current_step).toBe(0);
     expect(
