@@ -74,9 +74,13 @@ async function admin(sql) {
 }
 
 async function cli(...args) {
-  const { stdout } = await promisify(execFile)(process.execPath, [join(root, 'dist/cli.js'), ...args, '--json'], {
-    env: { ...env, RUN_MIGRATIONS: 'false' },
-  });
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [join(root, 'dist/cli.js'), ...args, '--json'],
+    {
+      env: { ...env, RUN_MIGRATIONS: 'false' },
+    },
+  );
   return JSON.parse(stdout);
 }
 
@@ -90,7 +94,10 @@ function rssMb(pid) {
 }
 
 function startService() {
-  const child = spawn(process.execPath, [join(root, 'dist/main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(root, 'dist/main.js')], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   const ready = new Promise((resolve, reject) => {
     const onData = (d) => {
@@ -132,7 +139,16 @@ async function copyBaseline(client, rows, workspaceId) {
     file,
     rows
       .map((r) =>
-        [workspaceId, r.email, r.first_name, r.last_name, r.company, r.title, JSON.stringify(r.custom_fields), 'import']
+        [
+          workspaceId,
+          r.email,
+          r.first_name,
+          r.last_name,
+          r.company,
+          r.title,
+          JSON.stringify(r.custom_fields),
+          'import',
+        ]
           .map(esc)
           .join(','),
       )
@@ -186,9 +202,25 @@ async function main() {
     const { runMigrations } = await import(join(root, 'dist/database/migrate.js'));
     await runMigrations(dbUrl);
     await client.connect();
-    const org = await cli('org:create', '--name', 'Bench', '--import-row-cap', String(ROWS), '--max-contacts', String(ROWS * (RUNS + 1)));
+    const org = await cli(
+      'org:create',
+      '--name',
+      'Bench',
+      '--import-row-cap',
+      String(ROWS),
+      '--max-contacts',
+      String(ROWS * (RUNS + 1)),
+    );
     const ws = await cli('workspace:create', '--org', org.id, '--name', 'Bench');
-    const key = await cli('key:create', '--tier', 'workspace', '--workspace', ws.id, '--scopes', 'imports:write,imports:read');
+    const key = await cli(
+      'key:create',
+      '--tier',
+      'workspace',
+      '--workspace',
+      ws.id,
+      '--scopes',
+      'imports:write,imports:read',
+    );
     service = startService();
     await service.ready;
     const base = `http://127.0.0.1:${port}/api/v1`;
@@ -234,8 +266,12 @@ async function main() {
     }
     clearInterval(sampler);
     rssPeak = Math.max(rssPeak, rssMb(service.child.pid));
-    const { rows: [{ n }] } = await client.query('SELECT count(*)::int AS n FROM contacts WHERE workspace_id = $1', [ws.id]);
-    const { rows: [{ e }] } = await client.query(
+    const {
+      rows: [{ n }],
+    } = await client.query('SELECT count(*)::int AS n FROM contacts WHERE workspace_id = $1', [ws.id]);
+    const {
+      rows: [{ e }],
+    } = await client.query(
       `SELECT count(*)::int AS e FROM events WHERE workspace_id = $1 AND type = 'contact.created'`,
       [ws.id],
     );
@@ -243,7 +279,9 @@ async function main() {
     const copies = [];
     for (let run = 0; run < RUNS; run += 1) {
       const c = await copyBaseline(client, rows, ws.id);
-      log(`COPY run ${run + 1}: ${c.copySeconds?.toFixed(2)} s; INSERT unnest ${c.insertSeconds.toFixed(2)} s`);
+      log(
+        `COPY run ${run + 1}: ${c.copySeconds?.toFixed(2)} s; INSERT unnest ${c.insertSeconds.toFixed(2)} s`,
+      );
       copies.push(c);
     }
     const best = (xs) => Math.min(...xs);
