@@ -14,6 +14,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { notifyOutbox } from '../events/outbox.js';
 import type { ImportRowError, ImportStatus } from './entities/import-batch.entity.js';
 import { MAX_CUSTOM_FIELDS } from './import-rows.js';
+import { lockSuppressionsShared } from '../suppressions/suppression-store.js';
 
 /** Rows per chunk (a checkpoint after each). IMPORT_CHUNK_ROWS overrides it (tests, tuning). */
 export const IMPORT_CHUNK_ROWS = Math.max(1, Number(process.env.IMPORT_CHUNK_ROWS) || 5000);
@@ -293,6 +294,8 @@ export class ImportRunner implements OnApplicationShutdown {
       let failed = summary.invalid;
       const errors = [...summary.errors];
       if (summary.valid > 0) {
+        // Same lock order as suppressAddress: a suppression added meanwhile cannot miss this chunk's rows.
+        await lockSuppressionsShared(m, ws);
         const [{ any }] = (await m.query(
           'SELECT EXISTS (SELECT 1 FROM suppressions WHERE workspace_id = $1) AS any',
           [ws],
