@@ -87,7 +87,9 @@ async function startPostgres(dir: string): Promise<{ url: string; stop: () => Pr
     if (!existsSync(join(pgDir, 'PG_VERSION'))) await pg.initialise();
     await pg.start();
   } catch (err) {
-    throw new Error(`embedded PostgreSQL did not start under ${pgDir}: ${String(err ?? 'no reason given')}`);
+    throw new Error(`embedded PostgreSQL did not start under ${pgDir}: ${String(err ?? 'no reason given')}`, {
+      cause: err,
+    });
   }
   try {
     await pg.createDatabase('outreach');
