@@ -8,6 +8,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { resetConfig } from '../src/config/app-config.js';
+import { RetentionService } from '../src/modules/sending/retention.service.js';
 import { bootApp, createTenant } from './helpers/app.js';
 import {
   ALL_DAYS,
@@ -374,5 +375,48 @@ describe('sending engine (real SMTP)', () => {
       { step_position: 1, status: 'failed' },
       { step_position: 2, status: 'sent' },
     ]);
+  });
+
+  it("the retention purge nulls bodies older than the workspace's message_body_retention_days, nothing else", async () => {
+    const short = await createTenant(app);
+    const long = await createTenant(app);
+    await q(
+      `UPDATE workspaces SET config = config || '{"message_body_retention_days": 2}'::jsonb WHERE id = $1`,
+      [short.workspaceId],
+    );
+    const seed = async (workspaceId: string, ageDays: number): Promise<number> => {
+      const [thread] = (await q(
+        `INSERT INTO threads (workspace_id, inbox_id, contact_id, subject, message_count)
+         VALUES ($1, gen_random_uuid(), 1, 'S', 1) RETURNING id`,
+        [workspaceId],
+      )) as Array<{ id: number }>;
+      const [msg] = (await q(
+        `INSERT INTO messages (workspace_id, thread_id, direction, kind, from_address, to_address, subject, body,
+           message_id, status, sent_at, created_at)
+         VALUES ($1, $2, 'outbound', 'email', 'a@x.test', 'b@y.test', 'Subject kept', 'Body text', '<r@x.test>', 'sent',
+           now() - make_interval(days => $3), now() - make_interval(days => $3)) RETURNING id`,
+        [workspaceId, thread.id, ageDays],
+      )) as Array<{ id: number }>;
+      return Number(msg.id);
+    };
+    const oldShort = await seed(short.workspaceId, 3);
+    const newShort = await seed(short.workspaceId, 1);
+    const oldLong = await seed(long.workspaceId, 3); // default retention: 365 days
+
+    expect(await app.get(RetentionService).purgeExpiredBodies()).toBeGreaterThanOrEqual(1);
+    const row = (id: number) =>
+      one<{ body: string | null; body_purged_at: Date | null; subject: string; message_id: string }>(
+        'SELECT body, body_purged_at, subject, message_id FROM messages WHERE id = $1',
+        [id],
+      );
+    const purged = await row(oldShort);
+    expect(purged.body).toBeNull();
+    expect(purged.body_purged_at).not.toBeNull();
+    expect(purged).toMatchObject({ subject: 'Subject kept', message_id: '<r@x.test>' });
+    expect(await row(newShort)).toMatchObject({ body: 'Body text', body_purged_at: null });
+    expect(await row(oldLong)).toMatchObject({ body: 'Body text', body_purged_at: null });
+    // Re-running finds nothing more to do for these rows.
+    await app.get(RetentionService).purgeExpiredBodies();
+    expect((await row(oldShort)).body_purged_at?.getTime()).toBe(purged.body_purged_at?.getTime());
   });
 });
