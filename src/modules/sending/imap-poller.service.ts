@@ -16,9 +16,13 @@ import { rows } from './sql.js';
 
 /** Mails fetched per inbox and poll; the rest waits for the next poll. */
 export const IMAP_BATCH = 200;
+/** Consecutive failed polls before the inbox's `last_error` shows it (a blip is only logged). */
+export const IMAP_FAILURES_BEFORE_ERROR = 3;
 
 @Injectable()
 export class ImapPoller {
+  private readonly failures = new Map<string, number>();
+
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly ingestion: IngestionService,
@@ -33,13 +37,18 @@ export class ImapPoller {
     for (const { id } of inboxes) {
       try {
         await this.pollInbox(id);
+        this.failures.delete(id);
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
-        logger.warn({ inboxId: id, err: message }, 'imap: poll failed');
-        await this.ds.query('UPDATE inboxes SET last_error = $2, last_error_at = now() WHERE id = $1', [
-          id,
-          `imap: ${message.slice(0, 300)}`,
-        ]);
+        const failures = (this.failures.get(id) ?? 0) + 1;
+        this.failures.set(id, failures);
+        logger.warn({ inboxId: id, err: message, failures }, 'imap: poll failed');
+        if (failures >= IMAP_FAILURES_BEFORE_ERROR) {
+          await this.ds.query('UPDATE inboxes SET last_error = $2, last_error_at = now() WHERE id = $1', [
+            id,
+            `imap: ${message.slice(0, 300)}`,
+          ]);
+        }
       }
     }
   }
