@@ -20,8 +20,7 @@ import pg from 'pg';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(root, 'package.json'));
-const Pool = require('undici/lib/dispatcher/pool.js');
-const apiRequest = require('undici/lib/api/api-request.js');
+const { Pool } = require('undici');
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000);
 const RAW_CONCURRENCY = Number(process.env.BENCH_RAW_CONCURRENCY ?? 128);
@@ -112,7 +111,7 @@ async function rawLoop(url, payloads) {
   const worker = async () => {
     while (next < payloads.length) {
       const p = payloads[next++];
-      const res = await apiRequest.call(pool, {
+      const res = await pool.request({
         origin: target.origin,
         path: target.pathname,
         method: 'POST',

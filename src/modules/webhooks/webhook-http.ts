@@ -3,22 +3,10 @@
  * (origin, pinned address), so a connection only ever goes to the address that was checked.
  * TLS keeps SNI and certificate checks on the hostname. Redirects are never followed, the response
  * body is read up to 64 KiB, and the whole attempt has one deadline.
- *
- * undici 8 declares Node >= 22; its index also wires web APIs (zstd, CacheStorage) that Node 20
- * lacks, so we load only the dispatcher and request API files, which run on Node 20.
  */
 import { setMaxListeners } from 'node:events';
-import { createRequire } from 'node:module';
-import type { Dispatcher, Pool as UndiciPool } from 'undici';
+import { Pool, type Dispatcher, type Pool as UndiciPool } from 'undici';
 import type { CheckedTarget } from './target-guard.js';
-
-const require = createRequire(import.meta.url);
-type PoolCtor = new (origin: string, options: UndiciPool.Options) => UndiciPool;
-const Pool = require('undici/lib/dispatcher/pool.js') as PoolCtor;
-const apiRequest = require('undici/lib/api/api-request.js') as (
-  this: Dispatcher,
-  opts: Dispatcher.RequestOptions,
-) => Promise<Dispatcher.ResponseData>;
 
 export const MAX_RESPONSE_BYTES = 64 * 1024;
 export const EXCERPT_CHARS = 200;
@@ -177,7 +165,7 @@ export class WebhookHttpClient {
     const path = `${target.url.pathname}${target.url.search}`;
     let res: Dispatcher.ResponseData;
     try {
-      res = await apiRequest.call(this.poolFor(target), {
+      res = await this.poolFor(target).request({
         origin: target.url.origin,
         path,
         method: 'POST',
