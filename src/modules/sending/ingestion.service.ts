@@ -95,7 +95,8 @@ export class IngestionService {
       await recordHardBounce(m, {
         workspaceId: ws,
         contactId: original.contact_id,
-        email: (c.recipient ?? original.to_address).toLowerCase(),
+        // The address we sent to (a forwarding hop may report another Final-Recipient).
+        email: original.to_address.toLowerCase(),
         enrollmentId: original.enrollment_id,
         campaignId: original.campaign_id,
         statusCode: c.statusCode,
