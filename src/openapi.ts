@@ -17,10 +17,26 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       { type: 'http', scheme: 'bearer', description: 'svc_sk_… (workspace) or svc_pk_… (provisioning)' },
       'bearer',
     )
+    .addBearerAuth(
+      {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'The per-inbox inbound secret printed by inbox:connect',
+      },
+      'inboundSecret',
+    )
     .build();
-  return SwaggerModule.createDocument(app, config, {
+  const doc = SwaggerModule.createDocument(app, config, {
     operationIdFactory: (controller, method) => `${controller}.${method}`,
   });
+  // Routes without an API key (unsubscribe pages, inbound mail with its own secret) say so explicitly.
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const op of Object.values(item as Record<string, { security?: unknown[] }>)) {
+      if (typeof op !== 'object' || !op || op.security) continue;
+      op.security = path.includes('/inbound/') ? [{ inboundSecret: [] }] : [];
+    }
+  }
+  return doc;
 }
 
 export function setupOpenApi(app: INestApplication): void {

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req } from '@nestjs/common';
-import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiHeader, ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Tenant, WorkspaceAuth } from '../../common/auth/auth.decorator.js';
 import type { WorkspaceTenant } from '../../common/auth/principal.js';
@@ -87,6 +87,7 @@ export class WebhooksController {
     operationId: 'v1.webhook_endpoints.destroy',
     summary: 'Delete an endpoint and its delivery log',
   })
+  @ApiNoContentResponse({ description: 'Deleted' })
   @ApiErrorResponses(404)
   async destroy(@Tenant() t: WorkspaceTenant, @Param('id', IntIdPipe) id: number): Promise<void> {
     await this.webhooks.remove(t.workspaceId, id);
