@@ -5,7 +5,7 @@
  */
 import { Controller, Headers, HttpCode, Param, Post, Req } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { ApiConsumes, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiConsumes, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import type { DataSource } from 'typeorm';
 import { Public } from '../../common/auth/auth.decorator.js';
@@ -31,9 +31,10 @@ export class InboundController {
   @ApiOperation({
     operationId: 'v1.inbound.receive',
     summary: 'Deliver one raw RFC 5322 message (replies, auto-replies, DSN bounces) for an inbox',
+    description:
+      "For MTA pipes. The bearer token is the inbox's inbound secret (from inbox:connect), not an API key.",
   })
   @ApiParam({ name: 'inbox_id', format: 'uuid' })
-  @ApiHeader({ name: 'Authorization', description: 'Bearer <inbound_secret> of the inbox', required: true })
   @ApiConsumes('message/rfc822', 'application/octet-stream', 'text/plain')
   @ApiResponse({ status: 202, description: 'Accepted: recorded, duplicate or ignored (unmatched)' })
   @ApiResponse({ status: 400, description: 'Empty body', type: ErrorEnvelopeDto })
