@@ -403,18 +403,27 @@ export class SendEngine {
         return p ? new Date(p.next_send_at) : new Date(Date.now() + 1000);
       }
     }
-    const taken = await rows(
+    // The inbox's daily slot and its domain's, in one statement (one round trip while the rows are locked).
+    const [taken] = await rows<{ inbox: number; domain: number }>(
       m,
-      `UPDATE inboxes SET
-         sent_today = CASE WHEN sent_today_date = ${UTC_TODAY} THEN sent_today + 1 ELSE 1 END,
-         sent_today_date = ${UTC_TODAY}, last_sent_at = now()
-       WHERE workspace_id = $1 AND id = $2 AND status = 'active' AND daily_limit > 0
-         AND (sent_today_date IS DISTINCT FROM ${UTC_TODAY} OR sent_today < daily_limit)
-       RETURNING id`,
-      [ws, inbox.id],
+      `WITH inbox AS (
+         UPDATE inboxes SET
+           sent_today = CASE WHEN sent_today_date = ${UTC_TODAY} THEN sent_today + 1 ELSE 1 END,
+           sent_today_date = ${UTC_TODAY}, last_sent_at = now()
+         WHERE workspace_id = $1 AND id = $2 AND status = 'active' AND daily_limit > 0
+           AND (sent_today_date IS DISTINCT FROM ${UTC_TODAY} OR sent_today < daily_limit)
+         RETURNING id
+       ), domain AS (
+         INSERT INTO send_counters (workspace_id, scope, key, day, sent)
+         SELECT $1, 'domain', $3, ${UTC_TODAY}, 1 FROM inbox
+         ON CONFLICT (workspace_id, scope, key, day) DO UPDATE SET sent = send_counters.sent + 1
+           WHERE send_counters.sent < $4
+         RETURNING sent
+       )
+       SELECT (SELECT count(*)::int FROM inbox) AS inbox, (SELECT count(*)::int FROM domain) AS domain`,
+      [ws, inbox.id, inbox.domain.toLowerCase(), config.domain_daily_send_limit],
     );
-    if (taken.length === 0) return false;
-    return this.bumpCounter(m, ws, 'domain', inbox.domain.toLowerCase(), config.domain_daily_send_limit);
+    return taken.inbox === 1 && taken.domain === 1;
   }
 
   /** +1 on a per-UTC-day counter if it stays within `limit`; false when the cap is reached. */
