@@ -37,8 +37,11 @@ describe('contacts: upsert, merge, lists, filters, tenancy', () => {
       [workspaceId],
     )) as Array<{ type: string; data: { contact: ContactBody } }>;
 
+  /** POST /contacts; the spec requires first_name, so tests that do not care send a placeholder. */
   const post = async (t: TestTenant, body: Record<string, unknown>) =>
-    api(app, t.token).post('/contacts').send(body);
+    api(app, t.token)
+      .post('/contacts')
+      .send({ first_name: 'Test', ...body });
 
   /** Creates `n` contacts one by one (distinct created_at or id order) and returns their ids. */
   const seed = async (t: TestTenant, n: number, prefix = 'p'): Promise<number[]> => {
@@ -154,6 +157,21 @@ describe('contacts: upsert, merge, lists, filters, tenancy', () => {
     expect(events[0].data.contact.id).toBe(first.id);
   });
 
+  it('requires email and first_name on POST (the spec names both), 422 naming the missing one', async () => {
+    const t = await createTenant(app);
+    const noName = await api(app, t.token).post('/contacts').send({ email: 'nameless@example.com' });
+    expect(noName.status).toBe(422);
+    expect(noName.body.error).toMatchObject({ type: 'validation_failed', field: 'first_name' });
+    const nullName = await api(app, t.token)
+      .post('/contacts')
+      .send({ email: 'nameless@example.com', first_name: null });
+    expect(nullName.status).toBe(422);
+    const noEmail = await api(app, t.token).post('/contacts').send({ first_name: 'Ada' });
+    expect(noEmail.status).toBe(422);
+    expect(noEmail.body.error.field).toBe('email');
+    expect((await api(app, t.token).get('/contacts')).body.data).toEqual([]);
+  });
+
   it('a merge that changes nothing keeps updated_at', async () => {
     const t = await createTenant(app);
     const first = (await post(t, { email: 'same@example.com', first_name: 'Same' })).body.data as ContactBody;
@@ -205,7 +223,7 @@ describe('contacts: upsert, merge, lists, filters, tenancy', () => {
     expect(overflow.body.error.field).toBe('custom_fields');
     const unchanged = (await api(app, t.token).get(`/contacts/${ok.body.data.id}`)).body.data as ContactBody;
     expect(Object.keys(unchanged.custom_fields)).toHaveLength(30);
-    expect(unchanged.first_name).toBeNull();
+    expect(unchanged.first_name).toBe('Test');
     // Replacing keys and removing some keeps the total within the limit.
     const swap = {
       ...fields(20, 'b'),
@@ -450,7 +468,7 @@ describe('contacts: upsert, merge, lists, filters, tenancy', () => {
     }
     expect(bodies.size).toBe(1);
     const untouched = (await api(app, other.token).get(`/contacts/${foreign.id}`)).body.data as ContactBody;
-    expect(untouched.first_name).toBeNull();
+    expect(untouched.first_name).toBe('Test');
   });
 
   it('gates routes by scope: read-only keys cannot write, write-only keys cannot read', async () => {
@@ -467,7 +485,7 @@ describe('contacts: upsert, merge, lists, filters, tenancy', () => {
       scopes: ['contacts:write'],
     });
     const denied = [
-      await api(app, readOnly).post('/contacts').send({ email: 'new@example.com' }),
+      await api(app, readOnly).post('/contacts').send({ email: 'new@example.com', first_name: 'N' }),
       await api(app, readOnly).patch(`/contacts/${c.id}`).send({ first_name: 'No' }),
       await api(app, writeOnly).get('/contacts'),
       await api(app, writeOnly).get(`/contacts/${c.id}`),
@@ -478,7 +496,9 @@ describe('contacts: upsert, merge, lists, filters, tenancy', () => {
       expect(res.body.error.type).toBe('forbidden');
     }
     expect((await api(app, readOnly).get('/contacts')).status).toBe(200);
-    expect((await api(app, writeOnly).post('/contacts').send({ email: 'w@example.com' })).status).toBe(200);
+    expect(
+      (await api(app, writeOnly).post('/contacts').send({ email: 'w@example.com', first_name: 'W' })).status,
+    ).toBe(200);
     const count = (await api(app, readOnly).get('/contacts')).body.data.length as number;
     expect(count).toBe(2);
   });

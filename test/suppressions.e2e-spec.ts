@@ -22,7 +22,7 @@ describe('suppressions: list, add by address and domain, sendable everywhere', (
   afterAll(() => app.close());
 
   const contact = async (t: TestTenant, email: string) => {
-    const res = await api(app, t.token).post('/contacts').send({ email });
+    const res = await api(app, t.token).post('/contacts').send({ email, first_name: 'Test' });
     expect(res.status).toBe(200);
     return res.body.data as { id: number; sendable: boolean; suppression: unknown };
   };
@@ -156,7 +156,7 @@ describe('suppressions: list, add by address and domain, sendable everywhere', (
     const posts = Array.from({ length: 30 }, (_, i) =>
       api(app, t.token)
         .post('/contacts')
-        .send({ email: `r${i}@race.example` }),
+        .send({ email: `r${i}@race.example`, first_name: 'Racer' }),
     );
     const suppress = api(app, t.token).post('/suppressions').send({ domain: 'race.example' });
     const results = await Promise.all([...posts.slice(0, 15), suppress, ...posts.slice(15)]);

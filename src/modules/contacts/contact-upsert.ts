@@ -18,7 +18,7 @@ import { recordEvents } from '../events/outbox.js';
 import { lockSuppressionsShared, SUPPRESSION_LOOKUP_SQL } from '../suppressions/suppression-store.js';
 import { canonicalTimezone, CUSTOM_FIELDS_MAX_KEYS, normalizeEmail } from './contact-fields.js';
 import { contactFromRow, toContactView } from './contact-view.js';
-import { CreateContactDto } from './dto/upsert-contact.dto.js';
+import { ContactRowDto } from './dto/upsert-contact.dto.js';
 import type { Contact, ContactSource, ContactStage } from './entities/contact.entity.js';
 import { rowsOf } from './sql-rows.js';
 
@@ -208,7 +208,7 @@ export async function upsertContacts(
 export async function validateContactRow(
   raw: Record<string, unknown>,
 ): Promise<{ ok: true; row: ContactUpsertRow } | { ok: false; field: string; message: string }> {
-  const dto = plainToInstance(CreateContactDto, raw);
+  const dto = plainToInstance(ContactRowDto, raw);
   const errors = await validate(dto, { whitelist: true, forbidNonWhitelisted: true });
   if (errors.length) {
     const err = validationException(errors).body.error;

@@ -26,7 +26,7 @@ const FIELD_KEYS = [
   'custom_fields',
 ] as const;
 
-function toRow(email: string, body: ContactFieldsDto): ContactUpsertRow {
+function toRow(email: string, body: ContactFieldsDto & { first_name?: string | null }): ContactUpsertRow {
   const row: ContactUpsertRow = { email };
   for (const key of FIELD_KEYS) {
     if (body[key] !== undefined) (row as unknown as Record<string, unknown>)[key] = body[key];

@@ -40,7 +40,6 @@ const Text = (maxLength: number, description?: string): PropertyDecorator =>
 
 /** Fields a client may set on a contact. A field that is absent is kept on merge; `null` clears it. */
 export class ContactFieldsDto {
-  @Text(TEXT_FIELD_MAX_LENGTH) first_name?: string | null;
   @Text(TEXT_FIELD_MAX_LENGTH) last_name?: string | null;
   @Text(TEXT_FIELD_MAX_LENGTH) company?: string | null;
   @Text(TEXT_FIELD_MAX_LENGTH, 'Job title') title?: string | null;
@@ -72,8 +71,14 @@ export class ContactFieldsDto {
   custom_fields?: Record<string, string | null>;
 }
 
-/** `POST /contacts`: an upsert keyed by the normalised email. */
+/** `POST /contacts`: an upsert keyed by the normalised email. The spec requires `first_name`. */
 export class CreateContactDto extends ContactFieldsDto {
+  @ApiProperty({ type: String, maxLength: TEXT_FIELD_MAX_LENGTH })
+  @IsString()
+  @MaxLength(TEXT_FIELD_MAX_LENGTH)
+  @HasNoNul()
+  first_name: string;
+
   @ApiProperty({ maxLength: EMAIL_MAX_LENGTH, description: 'Trimmed and lower-cased; the identity' })
   @Transform(({ value }: { value: unknown }) => normalizeEmail(value))
   @IsEmailAddress()
@@ -82,6 +87,8 @@ export class CreateContactDto extends ContactFieldsDto {
 
 /** `PATCH /contacts/{id}`: merges; `email`, if sent, must equal the stored one. */
 export class UpdateContactDto extends ContactFieldsDto {
+  @Text(TEXT_FIELD_MAX_LENGTH) first_name?: string | null;
+
   @ApiPropertyOptional({
     maxLength: EMAIL_MAX_LENGTH,
     description: 'Immutable; accepted only when equal to the stored address',
@@ -90,4 +97,14 @@ export class UpdateContactDto extends ContactFieldsDto {
   @ValidateIf((_, v) => v !== undefined)
   @IsEmailAddress()
   email?: string;
+}
+
+/** One row of a bulk upsert (imports): like POST, but `first_name` may be absent (a CSV may lack it). */
+export class ContactRowDto extends ContactFieldsDto {
+  @ApiProperty({ maxLength: EMAIL_MAX_LENGTH })
+  @Transform(({ value }: { value: unknown }) => normalizeEmail(value))
+  @IsEmailAddress()
+  email: string;
+
+  @Text(TEXT_FIELD_MAX_LENGTH) first_name?: string | null;
 }
