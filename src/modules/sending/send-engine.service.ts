@@ -25,17 +25,18 @@ import type { Transporter } from 'nodemailer';
 import { In, type DataSource, type EntityManager } from 'typeorm';
 import { logger } from '../../common/logging/logger.js';
 import { appConfig } from '../../config/app-config.js';
-import { bumpMetric } from '../analytics/metrics.js';
+import { bumpMetric, type MetricName } from '../analytics/metrics.js';
 import type { Campaign } from '../campaigns/entities/campaign.entity.js';
 import { Enrollment } from '../enrollments/entities/enrollment.entity.js';
 import { toEnrollmentView } from '../enrollments/enrollments.service.js';
-import { recordEvent } from '../events/outbox.js';
+import { recordEvent, recordEvents, type NewEvent } from '../events/outbox.js';
 import { Inbox } from '../inboxes/entities/inbox.entity.js';
 import { openSettings } from '../inboxes/inbox-credentials.js';
 import type { SequenceStep } from '../sequences/entities/sequence.entity.js';
 import { templateVars } from '../sequences/templates.js';
 import { Message } from '../threads/entities/message.entity.js';
 import { effectiveConfig, type WorkspaceConfig } from '../workspaces/workspace-config.js';
+import { CapacityBank } from './capacity.js';
 import { composeStep, newMessageId, unsubscribeHeaders, unsubscribeUrl, withFooter } from './compose.js';
 import { recordHardBounce, stopEnrollment, stopReasonForSuppression } from './effects.js';
 import { toMessageEventView } from './message-view.js';
@@ -93,6 +94,43 @@ interface Prepared {
 
 type Outcome = 'sent' | 'deferred' | 'stopped' | 'bounced' | 'failed' | 'skipped';
 
+/** What one tick shares between its sends: capacity held in blocks and the group finaliser. */
+interface TickContext {
+  /** Null when pacing (SEND_MIN_GAP_SECONDS > 0) needs a reservation per send. */
+  bank: CapacityBank | null;
+  finalise: (p: Prepared) => void;
+}
+
+/**
+ * Events and metric increments of a group finalisation, written at its end: one outbox insert and
+ * one increment per metric row (in a fixed order, so two workers' groups cannot deadlock).
+ */
+class GroupWrites {
+  readonly events: NewEvent[] = [];
+  private readonly metrics = new Map<
+    string,
+    { workspaceId: string; campaignId: number; metric: MetricName; by: number; at: Date }
+  >();
+
+  metric(workspaceId: string, campaignId: number, metric: MetricName, at: Date): void {
+    const key = `${workspaceId}|${campaignId}|${at.toISOString().slice(0, 10)}|${metric}`;
+    const cur = this.metrics.get(key);
+    if (cur) cur.by += 1;
+    else this.metrics.set(key, { workspaceId, campaignId, metric, by: 1, at });
+  }
+
+  async flush(m: EntityManager): Promise<void> {
+    await recordEvents(m, this.events);
+    for (const key of [...this.metrics.keys()].sort()) {
+      const x = this.metrics.get(key)!;
+      await bumpMetric(m, x.workspaceId, x.campaignId, x.metric, x.by, x.at);
+    }
+  }
+}
+
+/** Most sends finalised in one transaction. */
+const FINALISE_GROUP_MAX = 200;
+
 const startOfNextUtcDay = (now: Date): Date =>
   new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
 
@@ -112,11 +150,31 @@ export class SendEngine {
     if (claimed.length === 0) return 0;
     const ids = claimed.map((r) => Number(r.id)).sort((a, b) => a - b);
     let next = 0;
+    // Without pacing, capacity is reserved in blocks for the whole tick (capacity.ts).
+    const bank =
+      appConfig().sendMinGapSeconds > 0
+        ? null
+        : new CapacityBank(this.ds, () => Math.max(1, ids.length - next + 1));
+    // Sent messages are finalised in groups: whatever was accepted while the previous group committed.
+    const pending: Prepared[] = [];
+    let flushing: Promise<void> | undefined;
+    const flush = async (): Promise<void> => {
+      while (pending.length > 0) await this.finaliseGroup(pending.splice(0, FINALISE_GROUP_MAX));
+    };
+    const ctx: TickContext = {
+      bank,
+      finalise: (p) => {
+        pending.push(p);
+        flushing ??= flush().finally(() => {
+          flushing = undefined;
+        });
+      },
+    };
     const worker = async (): Promise<void> => {
       while (next < ids.length) {
         const id = ids[next++];
         try {
-          await this.process(id);
+          await this.process(id, ctx);
         } catch (err) {
           logger.error(
             { err: errInfo(err), enrollmentId: id },
@@ -125,13 +183,25 @@ export class SendEngine {
         }
       }
     };
-    await Promise.all(Array.from({ length: Math.min(SEND_CONCURRENCY, ids.length) }, worker));
+    try {
+      await Promise.all(Array.from({ length: Math.min(SEND_CONCURRENCY, ids.length) }, worker));
+    } finally {
+      while (flushing) await flushing;
+      if (bank) {
+        await bank.release().catch((err: unknown) => {
+          logger.error({ err: errInfo(err) }, 'send: unused capacity not given back (lost for today)');
+        });
+      }
+    }
     return ids.length;
   }
 
-  /** Record → SMTP → finalise for one claimed enrollment. */
-  async process(enrollmentId: number): Promise<Outcome> {
-    const prepared = await this.ds.transaction((m) => this.record(m, enrollmentId));
+  /**
+   * Record → SMTP → finalise for one claimed enrollment. Within a tick (`ctx`) the finalisation is
+   * handed to the tick's group finaliser and 'sent' means "accepted by the server".
+   */
+  async process(enrollmentId: number, ctx?: TickContext): Promise<Outcome> {
+    const prepared = await this.ds.transaction((m) => this.record(m, enrollmentId, ctx?.bank ?? null));
     if (typeof prepared === 'string') return prepared;
     const transport = this.transportFor(prepared.inbox);
     let info: { accepted?: unknown[]; rejected?: unknown[] } | undefined;
@@ -148,8 +218,33 @@ export class SendEngine {
     ) {
       return this.failed(prepared, Object.assign(new Error('recipient rejected'), { responseCode: 550 }));
     }
-    await this.ds.transaction((m) => this.finalise(m, prepared));
+    if (ctx) ctx.finalise(prepared);
+    else await this.ds.transaction((m) => this.finalise(m, prepared));
     return 'sent';
+  }
+
+  /**
+   * Finalises sends in one transaction (each send's effects, events and metrics commit together with
+   * its `sent` status). If the group fails, each send is finalised on its own.
+   */
+  private async finaliseGroup(group: Prepared[]): Promise<void> {
+    const ordered = [...group].sort((a, b) => a.enrollmentId - b.enrollmentId);
+    try {
+      await this.ds.transaction((m) => this.finaliseMany(m, ordered));
+      return;
+    } catch (err) {
+      logger.warn({ err: errInfo(err), size: group.length }, 'send: group finalisation failed; one by one');
+    }
+    for (const p of ordered) {
+      try {
+        await this.ds.transaction((m) => this.finalise(m, p));
+      } catch (err) {
+        logger.error(
+          { err: errInfo(err), messageId: p.messageRowId },
+          'send: finalisation failed; the step stays recorded as sending and will not be resent',
+        );
+      }
+    }
   }
 
   private transportFor(inbox: Inbox): Transporter {
@@ -159,7 +254,11 @@ export class SendEngine {
   // ---------------------------------------------------------------------------------------------
   // Record
 
-  private async record(m: EntityManager, enrollmentId: number): Promise<Prepared | Outcome> {
+  private async record(
+    m: EntityManager,
+    enrollmentId: number,
+    bank: CapacityBank | null,
+  ): Promise<Prepared | Outcome> {
     const enrollment = await m
       .getRepository(Enrollment)
       .findOne({ where: { id: enrollmentId }, lock: { mode: 'pessimistic_write' } });
@@ -249,12 +348,20 @@ export class SendEngine {
         earliest = minDate(earliest, new Date(now.getTime() + RETRY_DELAY_SECONDS * 1000));
         continue;
       }
-      if (inbox.sentTodayDate === today && inbox.sentToday >= inbox.dailyLimit) continue; // full today
+      if (
+        !bank?.holdsInbox(inbox.id) &&
+        inbox.sentTodayDate === today &&
+        inbox.sentToday >= inbox.dailyLimit
+      ) {
+        continue; // full today
+      }
       // Record first, reserve last: the capacity rows (hot, shared by every send of an inbox, domain
       // or campaign) stay locked only for the reservation statements and the commit.
       await m.query('SAVEPOINT attempt');
       const prepared = await this.recordWith(m, enrollment, step, contact, inbox, config, thread, previous);
-      const verdict = await this.reserve(m, enrollment, campaign, inbox, config);
+      const verdict = bank
+        ? await this.takeFromBank(bank, enrollment, campaign, inbox, config)
+        : await this.reserve(m, enrollment, campaign, inbox, config);
       // No RELEASE: the savepoint ends with the commit, one round trip less while the capacity rows are locked.
       if (verdict === true) return prepared;
       await m.query('ROLLBACK TO SAVEPOINT attempt');
@@ -426,6 +533,24 @@ export class SendEngine {
     return taken.inbox === 1 && taken.domain === 1;
   }
 
+  /** As `reserve`, from the tick's blocks (no pacing): the campaign's slot, then the inbox's and its domain's. */
+  private async takeFromBank(
+    bank: CapacityBank,
+    enrollment: Enrollment,
+    campaign: Record<string, unknown>,
+    inbox: Inbox,
+    config: WorkspaceConfig,
+  ): Promise<true | 'campaign' | false> {
+    const ws = enrollment.workspaceId;
+    const campaignLimit = campaign.daily_limit as number | null;
+    const capped = campaignLimit !== null && campaignLimit !== undefined;
+    if (capped && !(await bank.takeCampaign(ws, enrollment.campaignId, campaignLimit))) return 'campaign';
+    const domain = inbox.domain.toLowerCase();
+    if (await bank.takeInbox(ws, inbox.id, domain, config.domain_daily_send_limit)) return true;
+    if (capped) bank.giveBackCampaign(enrollment.campaignId);
+    return false;
+  }
+
   /** +1 on a per-UTC-day counter if it stays within `limit`; false when the cap is reached. */
   private async bumpCounter(
     m: EntityManager,
@@ -487,7 +612,136 @@ export class SendEngine {
   // ---------------------------------------------------------------------------------------------
   // Finalise
 
-  private async finalise(m: EntityManager, p: Prepared): Promise<void> {
+  /**
+   * `finalise` for many sends at once, set-based: a fixed number of statements per group whatever its
+   * size (message status, thread counters, contact stages, enrollments advanced or completed, their
+   * events, one increment per metric row).
+   */
+  private async finaliseMany(m: EntityManager, group: Prepared[]): Promise<void> {
+    const now = new Date();
+    const updated = await rows<{ id: number }>(
+      m,
+      `UPDATE messages SET status = 'sent', sent_at = $2 WHERE id = ANY($1::int[]) AND status = 'sending' RETURNING id`,
+      [group.map((p) => p.messageRowId), now],
+    );
+    const done = new Set(updated.map((r) => Number(r.id)));
+    for (const p of group.filter((x) => !done.has(x.messageRowId))) {
+      logger.warn({ messageId: p.messageRowId }, 'send: finalise found the message already resolved');
+    }
+    const sent = group.filter((p) => done.has(p.messageRowId));
+    if (sent.length === 0) return;
+    await m.query(
+      `UPDATE threads t SET message_count = t.message_count + x.n, last_message_at = $2
+       FROM (SELECT id, count(*)::int AS n FROM unnest($1::int[]) AS id GROUP BY id) x
+       WHERE t.id = x.id`,
+      [sent.map((p) => p.threadId), now],
+    );
+    await m.query(
+      `UPDATE contacts c SET stage = 'contacted', updated_at = now()
+       FROM unnest($1::uuid[], $2::int[]) AS x(workspace_id, id)
+       WHERE c.workspace_id = x.workspace_id AND c.id = x.id AND c.stage = 'new'`,
+      [sent.map((p) => p.workspaceId), sent.map((p) => p.contactId)],
+    );
+    const writes = new GroupWrites();
+    const messages = new Map(
+      (await m.getRepository(Message).find({ where: { id: In(sent.map((p) => p.messageRowId)) } })).map(
+        (x) => [x.id, x],
+      ),
+    );
+    for (const p of sent) {
+      writes.events.push({
+        workspaceId: p.workspaceId,
+        type: 'message.sent',
+        data: {
+          message: toMessageEventView(messages.get(p.messageRowId)!),
+          enrollment_id: p.enrollmentId,
+          campaign_id: p.campaignId,
+          contact_id: p.contactId,
+        },
+      });
+    }
+    const enrollments = await m.getRepository(Enrollment).find({
+      where: { id: In(sent.map((p) => p.enrollmentId)) },
+      order: { id: 'ASC' },
+      lock: { mode: 'pessimistic_write' },
+    });
+    const byId = new Map(enrollments.map((e) => [e.id, e]));
+    const stepsOf = new Map<number, SequenceStep[]>();
+    for (const campaignId of new Set(sent.map((p) => p.campaignId))) {
+      const [seq] = await rows<{ steps: SequenceStep[] }>(
+        m,
+        `SELECT s.steps FROM campaigns c JOIN sequences s ON s.id = c.sequence_id WHERE c.id = $1`,
+        [campaignId],
+      );
+      stepsOf.set(
+        campaignId,
+        [...(seq?.steps ?? [])].sort((a, b) => a.position - b.position),
+      );
+    }
+    // As `advance`, for every enrollment of the group.
+    const completing: Array<{ id: number; step: number }> = [];
+    const moving: Array<{ id: number; step: number; due: Date | null }> = [];
+    for (const p of sent) {
+      const e = byId.get(p.enrollmentId);
+      if (!e) continue;
+      const steps = stepsOf.get(p.campaignId) ?? [];
+      const index = steps.findIndex((s) => s.position === p.stepPosition);
+      const nextStep = steps[index + 1];
+      const step = Math.max(e.currentStep, index + 1);
+      if (!nextStep && e.status === 'active') completing.push({ id: e.id, step });
+      else if (!nextStep) moving.push({ id: e.id, step, due: null });
+      else {
+        const due = e.status === 'stopped' ? null : new Date(now.getTime() + nextStep.delay_minutes * 60_000);
+        moving.push({ id: e.id, step, due });
+      }
+    }
+    if (moving.length > 0) {
+      await m.query(
+        `UPDATE enrollments e SET current_step = x.step, next_step_at = x.due, updated_at = now()
+         FROM unnest($1::int[], $2::int[], $3::timestamptz[]) AS x(id, step, due)
+         WHERE e.id = x.id`,
+        [moving.map((x) => x.id), moving.map((x) => x.step), moving.map((x) => x.due)],
+      );
+    }
+    if (completing.length > 0) {
+      const completed = await rows<{ id: number }>(
+        m,
+        `UPDATE enrollments e SET status = 'completed', current_step = x.step, completed_at = now(),
+           next_step_at = NULL, updated_at = now()
+         FROM unnest($1::int[], $2::int[]) AS x(id, step)
+         WHERE e.id = x.id AND e.status = 'active' RETURNING e.id`,
+        [completing.map((x) => x.id), completing.map((x) => x.step)],
+      );
+      if (completed.length > 0) {
+        const fresh = await m.getRepository(Enrollment).find({
+          where: { id: In(completed.map((r) => Number(r.id))) },
+          order: { id: 'ASC' },
+        });
+        for (const e of fresh) {
+          writes.events.push({
+            workspaceId: e.workspaceId,
+            type: 'enrollment.completed',
+            data: { enrollment: toEnrollmentView(e) },
+          });
+          writes.metric(e.workspaceId, e.campaignId, 'completed', now);
+        }
+      }
+    }
+    // Last: the campaign's daily_metrics row is shared by every send of the day.
+    for (const p of sent) writes.metric(p.workspaceId, p.campaignId, 'sent', now);
+    await writes.flush(m);
+  }
+
+  /**
+   * Marks one send `sent` with all its effects. In a group (`writes`), events and metric increments
+   * are collected and written once at the end of the group's transaction.
+   */
+  private async finalise(
+    m: EntityManager,
+    p: Prepared,
+    writes?: GroupWrites,
+    stepsCache?: Map<number, SequenceStep[]>,
+  ): Promise<void> {
     const now = new Date();
     const updated = await rows<{ id: number }>(
       m,
@@ -507,7 +761,7 @@ export class SendEngine {
       [p.workspaceId, p.contactId],
     );
     const message = await m.getRepository(Message).findOneOrFail({ where: { id: p.messageRowId } });
-    await recordEvent(m, {
+    const sentEvent: NewEvent = {
       workspaceId: p.workspaceId,
       type: 'message.sent',
       data: {
@@ -516,23 +770,28 @@ export class SendEngine {
         campaign_id: p.campaignId,
         contact_id: p.contactId,
       },
-    });
+    };
+    if (writes) writes.events.push(sentEvent);
+    else await recordEvent(m, sentEvent);
     const enrollment = await m
       .getRepository(Enrollment)
       .findOne({ where: { id: p.enrollmentId }, lock: { mode: 'pessimistic_write' } });
-    if (!enrollment) {
-      await bumpMetric(m, p.workspaceId, p.campaignId, 'sent', 1, now);
-      return;
+    if (enrollment) {
+      let steps = stepsCache?.get(p.campaignId);
+      if (!steps) {
+        const [seq] = await rows<{ steps: SequenceStep[] }>(
+          m,
+          `SELECT s.steps FROM campaigns c JOIN sequences s ON s.id = c.sequence_id WHERE c.id = $1`,
+          [p.campaignId],
+        );
+        steps = [...(seq?.steps ?? [])].sort((a, b) => a.position - b.position);
+        stepsCache?.set(p.campaignId, steps);
+      }
+      await this.advance(m, enrollment, steps, p.stepPosition, now, writes);
     }
-    const [seq] = await rows<{ steps: SequenceStep[] }>(
-      m,
-      `SELECT s.steps FROM campaigns c JOIN sequences s ON s.id = c.sequence_id WHERE c.id = $1`,
-      [p.campaignId],
-    );
-    const steps = [...(seq?.steps ?? [])].sort((a, b) => a.position - b.position);
-    await this.advance(m, enrollment, steps, p.stepPosition, now);
     // Last: the campaign's daily_metrics row is shared by every send of the day.
-    await bumpMetric(m, p.workspaceId, p.campaignId, 'sent', 1, now);
+    if (writes) writes.metric(p.workspaceId, p.campaignId, 'sent', now);
+    else await bumpMetric(m, p.workspaceId, p.campaignId, 'sent', 1, now);
   }
 
   /**
@@ -546,6 +805,7 @@ export class SendEngine {
     steps: SequenceStep[],
     position: number,
     at: Date,
+    writes?: GroupWrites,
   ): Promise<void> {
     const index = steps.findIndex((s) => s.position === position);
     const nextStep = steps[index + 1];
@@ -553,7 +813,7 @@ export class SendEngine {
     if (!nextStep) {
       if (enrollment.status === 'active') {
         enrollment.currentStep = currentStep;
-        await this.complete(m, enrollment);
+        await this.complete(m, enrollment, writes);
         return;
       }
       await m.query(
@@ -570,7 +830,7 @@ export class SendEngine {
     );
   }
 
-  private async complete(m: EntityManager, enrollment: Enrollment): Promise<void> {
+  private async complete(m: EntityManager, enrollment: Enrollment, writes?: GroupWrites): Promise<void> {
     const done = await rows<{ id: number }>(
       m,
       `UPDATE enrollments SET status = 'completed', current_step = $2, completed_at = now(), next_step_at = NULL,
@@ -580,12 +840,18 @@ export class SendEngine {
     );
     if (done.length === 0) return;
     const fresh = await m.getRepository(Enrollment).findOneOrFail({ where: { id: enrollment.id } });
-    await recordEvent(m, {
+    const event: NewEvent = {
       workspaceId: fresh.workspaceId,
       type: 'enrollment.completed',
       data: { enrollment: toEnrollmentView(fresh) },
-    });
-    await bumpMetric(m, fresh.workspaceId, fresh.campaignId, 'completed');
+    };
+    if (writes) {
+      writes.events.push(event);
+      writes.metric(fresh.workspaceId, fresh.campaignId, 'completed', new Date());
+    } else {
+      await recordEvent(m, event);
+      await bumpMetric(m, fresh.workspaceId, fresh.campaignId, 'completed');
+    }
   }
 
   // ---------------------------------------------------------------------------------------------

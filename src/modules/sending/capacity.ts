@@ -1,0 +1,212 @@
+/**
+ * Capacity reserved in blocks for one send tick (used when SEND_MIN_GAP_SECONDS is 0).
+ *
+ * The daily caps live on hot rows shared by every send of an inbox, a domain or a campaign
+ * (`inboxes.sent_today`, `send_counters`). Writing them once per send serialises sends on those row
+ * locks and their commits. A tick instead reserves a block of k slots in one short transaction
+ * (k = the enrollments it still has to work), with the same conditions as a single reservation:
+ * the block is cut to what is left below each cap, so the counters never pass a cap, with any number
+ * of workers. The tick hands the slots out in memory and, at its end, gives the unused ones back.
+ *
+ * A crash between reservation and give-back loses the unused slots for the rest of the UTC day:
+ * the caps then err on the side of sending less, never more. While one worker holds a block, another
+ * worker finds less room than there really is (and defers to the next day); blocks are sized to the
+ * worker's own due enrollments, so this only matters at the very end of a cap.
+ */
+import type { DataSource, EntityManager } from 'typeorm';
+import { rows, UTC_TODAY } from './sql.js';
+
+interface Held {
+  /** Slots reserved and not handed out yet. */
+  n: number;
+  /** The UTC day the slots were counted on (`YYYY-MM-DD`). */
+  day: string | null;
+  /** No room was left at the last reservation: stop asking for this tick. */
+  exhausted: boolean;
+  refilling?: Promise<void>;
+  workspaceId: string;
+  /** Campaign id (campaign slots) or the inbox's lower-cased domain (inbox slots). */
+  key: string;
+}
+
+export class CapacityBank {
+  private readonly campaigns = new Map<number, Held>();
+  private readonly inboxes = new Map<string, Held>();
+
+  constructor(
+    private readonly ds: DataSource,
+    /** How many slots a block should ask for (the tick's enrollments not finished yet). */
+    private readonly want: () => number,
+  ) {}
+
+  /** True when this tick holds an unused slot for the inbox (its `sent_today` already counts it). */
+  holdsInbox(inboxId: string): boolean {
+    return (this.inboxes.get(inboxId)?.n ?? 0) > 0;
+  }
+
+  /** One slot of the campaign's daily cap; false when the cap is reached. */
+  takeCampaign(workspaceId: string, campaignId: number, limit: number): Promise<boolean> {
+    return this.take(this.campaigns, campaignId, workspaceId, String(campaignId), (h, k) =>
+      this.reserveCampaign(h, campaignId, limit, k),
+    );
+  }
+
+  /** Puts back a campaign slot taken for a send that did not happen (no inbox had room). */
+  giveBackCampaign(campaignId: number): void {
+    const h = this.campaigns.get(campaignId);
+    if (h) h.n += 1;
+  }
+
+  /** One slot of the inbox's daily limit and of its domain's daily limit; false when either is full. */
+  takeInbox(workspaceId: string, inboxId: string, domain: string, domainLimit: number): Promise<boolean> {
+    return this.take(this.inboxes, inboxId, workspaceId, domain, (h, k) =>
+      this.reserveInbox(h, inboxId, domainLimit, k),
+    );
+  }
+
+  private async take<K>(
+    map: Map<K, Held>,
+    id: K,
+    workspaceId: string,
+    key: string,
+    reserve: (h: Held, k: number) => Promise<void>,
+  ): Promise<boolean> {
+    for (;;) {
+      let h = map.get(id);
+      if (!h) {
+        h = { n: 0, day: null, exhausted: false, workspaceId, key };
+        map.set(id, h);
+      }
+      if (h.n > 0) {
+        h.n -= 1;
+        return true;
+      }
+      if (h.refilling) {
+        await h.refilling;
+        continue;
+      }
+      if (h.exhausted) return false;
+      const held = h;
+      held.refilling = reserve(held, Math.max(1, this.want())).finally(() => {
+        held.refilling = undefined;
+      });
+      await held.refilling;
+    }
+  }
+
+  private async reserveCampaign(h: Held, campaignId: number, limit: number, k: number): Promise<void> {
+    await this.ds.transaction(async (m) => {
+      const [c] = await this.counter(m, h.workspaceId, 'campaign', String(campaignId));
+      const granted = Math.min(k, Math.max(0, limit - c.sent));
+      if (granted > 0) {
+        await m.query(
+          `UPDATE send_counters SET sent = sent + $4
+           WHERE workspace_id = $1 AND scope = 'campaign' AND key = $2 AND day = $3::date`,
+          [h.workspaceId, String(campaignId), c.today, granted],
+        );
+      }
+      this.credit(h, granted, c.today);
+    });
+  }
+
+  private async reserveInbox(h: Held, inboxId: string, domainLimit: number, k: number): Promise<void> {
+    await this.ds.transaction(async (m) => {
+      // Same lock order as a single reservation: the inbox row, then the domain counter.
+      const [inbox] = await rows<{
+        sent_today: number;
+        counted_day: string | null;
+        daily_limit: number;
+        status: string;
+        today: string;
+      }>(
+        m,
+        `SELECT sent_today, sent_today_date::text AS counted_day, daily_limit, status, ${UTC_TODAY}::text AS today
+         FROM inboxes WHERE workspace_id = $1 AND id = $2 FOR UPDATE`,
+        [h.workspaceId, inboxId],
+      );
+      if (!inbox || inbox.status !== 'active') return this.credit(h, 0, null);
+      const today = inbox.today;
+      const used = inbox.counted_day === today ? Number(inbox.sent_today) : 0;
+      const inboxRoom = Math.max(0, Number(inbox.daily_limit) - used);
+      if (inboxRoom === 0) return this.credit(h, 0, today);
+      const [domain] = await this.counter(m, h.workspaceId, 'domain', h.key, today);
+      const granted = Math.min(k, inboxRoom, Math.max(0, domainLimit - domain.sent));
+      if (granted > 0) {
+        await m.query(
+          `UPDATE inboxes SET sent_today = $3, sent_today_date = $4::date, last_sent_at = now()
+           WHERE workspace_id = $1 AND id = $2`,
+          [h.workspaceId, inboxId, used + granted, today],
+        );
+        await m.query(
+          `UPDATE send_counters SET sent = sent + $4
+           WHERE workspace_id = $1 AND scope = 'domain' AND key = $2 AND day = $3::date`,
+          [h.workspaceId, h.key, today, granted],
+        );
+      }
+      this.credit(h, granted, today);
+    });
+  }
+
+  /** Today's counter row, created at 0 if missing, locked for this transaction. */
+  private async counter(
+    m: EntityManager,
+    workspaceId: string,
+    scope: 'campaign' | 'domain',
+    key: string,
+    day?: string,
+  ): Promise<Array<{ sent: number; today: string }>> {
+    const dayExpr = day ? '$4::date' : UTC_TODAY;
+    const params = day ? [workspaceId, scope, key, day] : [workspaceId, scope, key];
+    await m.query(
+      `INSERT INTO send_counters (workspace_id, scope, key, day, sent) VALUES ($1, $2, $3, ${dayExpr}, 0)
+       ON CONFLICT (workspace_id, scope, key, day) DO NOTHING`,
+      params,
+    );
+    const r = await rows<{ sent: number; today: string }>(
+      m,
+      `SELECT sent, day::text AS today FROM send_counters
+       WHERE workspace_id = $1 AND scope = $2 AND key = $3 AND day = ${dayExpr} FOR UPDATE`,
+      params,
+    );
+    return r.map((x) => ({ sent: Number(x.sent), today: x.today }));
+  }
+
+  private credit(h: Held, granted: number, day: string | null): void {
+    if (granted > 0 && h.n > 0 && h.day !== day) {
+      // Slots of a previous day are worthless today; they were counted on that day only.
+      h.n = 0;
+    }
+    h.n += granted;
+    h.day = day ?? h.day;
+    h.exhausted = granted === 0;
+  }
+
+  /** Gives the unused slots back (the tick is over). Counters of another day are left alone. */
+  async release(): Promise<void> {
+    const campaigns = [...this.campaigns.entries()].filter(([, h]) => h.n > 0 && h.day);
+    const inboxes = [...this.inboxes.entries()].filter(([, h]) => h.n > 0 && h.day);
+    for (const [campaignId, h] of campaigns) {
+      await this.ds.query(
+        `UPDATE send_counters SET sent = greatest(sent - $4, 0)
+         WHERE workspace_id = $1 AND scope = 'campaign' AND key = $2 AND day = $3::date`,
+        [h.workspaceId, String(campaignId), h.day, h.n],
+      );
+      h.n = 0;
+    }
+    for (const [inboxId, h] of inboxes) {
+      await this.ds.transaction(async (m) => {
+        await m.query(
+          `UPDATE inboxes SET sent_today = greatest(sent_today - $4, 0)
+           WHERE workspace_id = $1 AND id = $2 AND sent_today_date = $3::date`,
+          [h.workspaceId, inboxId, h.day, h.n],
+        );
+        await m.query(
+          `UPDATE send_counters SET sent = greatest(sent - $4, 0)
+           WHERE workspace_id = $1 AND scope = 'domain' AND key = $2 AND day = $3::date`,
+          [h.workspaceId, h.key, h.day, h.n],
+        );
+      });
+      h.n = 0;
+    }
+  }
+}
