@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 import { PageQueryDto } from '../../../common/http/pagination.js';
-import { NoNulCharacters, ToQueryId } from '../../sequences/dto/text-rules.js';
+import { NoNulCharacters, QueryIdFilter } from '../../sequences/dto/text-rules.js';
 import { ENROLLMENT_STATUSES, STOP_REASONS, type EnrollmentStatus } from '../enrollment-state.js';
 
 const MAX_INT = 2_147_483_647;
@@ -24,20 +24,10 @@ export class StopEnrollmentDto {
 }
 
 export class ListEnrollmentsQueryDto extends PageQueryDto {
-  @ApiPropertyOptional({ minimum: 1 })
-  @IsOptional()
-  @ToQueryId()
-  @IsInt({ message: 'campaign_id must be a positive integer' })
-  @Min(1, { message: 'campaign_id must be a positive integer' })
-  @Max(MAX_INT, { message: 'campaign_id must be a positive integer' })
+  @QueryIdFilter('campaign_id')
   campaign_id?: number;
 
-  @ApiPropertyOptional({ minimum: 1 })
-  @IsOptional()
-  @ToQueryId()
-  @IsInt({ message: 'contact_id must be a positive integer' })
-  @Min(1, { message: 'contact_id must be a positive integer' })
-  @Max(MAX_INT, { message: 'contact_id must be a positive integer' })
+  @QueryIdFilter('contact_id')
   contact_id?: number;
 
   @ApiPropertyOptional({

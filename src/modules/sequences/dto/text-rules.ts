@@ -3,7 +3,9 @@
  * database; lone UTF-16 surrogates, which jsonb refuses, become U+FFFD as they would in a text column.
  */
 import { Transform } from 'class-transformer';
-import { ValidateBy, ValidateIf, type ValidationOptions } from 'class-validator';
+import { applyDecorators } from '@nestjs/common';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsInt, IsOptional, Max, Min, ValidateBy, ValidateIf, type ValidationOptions } from 'class-validator';
 
 export function NoNulCharacters(options?: ValidationOptions): PropertyDecorator {
   return ValidateBy(
@@ -33,3 +35,16 @@ export const ToQueryId = (): PropertyDecorator =>
   Transform(({ value }: { value: unknown }) =>
     typeof value === 'string' && /^\d{1,12}$/.test(value) ? Number(value) : Number.NaN,
   );
+
+/** An optional positive integer id filter in a query string (`?campaign_id=12`); bad values → 422 naming it. */
+export const QueryIdFilter = (name: string): PropertyDecorator => {
+  const message = `${name} must be a positive integer`;
+  return applyDecorators(
+    ApiPropertyOptional({ minimum: 1 }),
+    IsOptional(),
+    ToQueryId(),
+    IsInt({ message }),
+    Min(1, { message }),
+    Max(2_147_483_647, { message }),
+  );
+};

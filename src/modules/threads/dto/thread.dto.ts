@@ -1,25 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsOptional, IsUUID, Max, Min } from 'class-validator';
+import { IsOptional, IsUUID } from 'class-validator';
 import { PageQueryDto } from '../../../common/http/pagination.js';
-import { ToQueryId } from '../../sequences/dto/text-rules.js';
-
-const MAX_INT = 2_147_483_647;
+import { QueryIdFilter } from '../../sequences/dto/text-rules.js';
 
 export class ListThreadsQueryDto extends PageQueryDto {
-  @ApiPropertyOptional({ minimum: 1 })
-  @IsOptional()
-  @ToQueryId()
-  @IsInt({ message: 'contact_id must be a positive integer' })
-  @Min(1, { message: 'contact_id must be a positive integer' })
-  @Max(MAX_INT, { message: 'contact_id must be a positive integer' })
+  @QueryIdFilter('contact_id')
   contact_id?: number;
 
-  @ApiPropertyOptional({ minimum: 1 })
-  @IsOptional()
-  @ToQueryId()
-  @IsInt({ message: 'campaign_id must be a positive integer' })
-  @Min(1, { message: 'campaign_id must be a positive integer' })
-  @Max(MAX_INT, { message: 'campaign_id must be a positive integer' })
+  @QueryIdFilter('campaign_id')
   campaign_id?: number;
 
   @ApiPropertyOptional({ format: 'uuid' })
