@@ -92,6 +92,12 @@ interface Prepared {
   };
 }
 
+/** The enrollment columns the engine works with (read with its row lock). */
+type Claimed = Pick<
+  Enrollment,
+  'id' | 'workspaceId' | 'campaignId' | 'contactId' | 'status' | 'currentStep' | 'inboxId'
+>;
+
 type Outcome = 'sent' | 'deferred' | 'stopped' | 'bounced' | 'failed' | 'skipped';
 
 /** What one tick shares between its sends: capacity held in blocks and the group finaliser. */
@@ -259,22 +265,50 @@ export class SendEngine {
     enrollmentId: number,
     bank: CapacityBank | null,
   ): Promise<Prepared | Outcome> {
-    const enrollment = await m
-      .getRepository(Enrollment)
-      .findOne({ where: { id: enrollmentId }, lock: { mode: 'pessimistic_write' } });
-    if (!enrollment || enrollment.status !== 'active') return 'skipped';
+    const [locked] = await rows<Record<string, unknown>>(
+      m,
+      `SELECT id, workspace_id, campaign_id, contact_id, status, current_step, inbox_id
+       FROM enrollments WHERE id = $1 FOR UPDATE`,
+      [enrollmentId],
+    );
+    if (!locked || locked.status !== 'active') return 'skipped';
+    const enrollment: Claimed = {
+      id: Number(locked.id),
+      workspaceId: locked.workspace_id as string,
+      campaignId: Number(locked.campaign_id),
+      contactId: Number(locked.contact_id),
+      status: locked.status as Enrollment['status'],
+      currentStep: Number(locked.current_step),
+      inboxId: (locked.inbox_id as string | null) ?? null,
+    };
     const ws = enrollment.workspaceId;
     const now = new Date();
 
+    // Everything the step needs in one round trip (read after the enrollment's lock, so it is current):
+    // campaign, steps, workspace config, contact, the enrollment's thread and its outbound messages.
     const [campaign] = await rows<Record<string, unknown>>(
       m,
-      `SELECT c.*, s.steps, w.config FROM campaigns c
+      `SELECT c.status, c.schedule, c.inbox_ids, c.daily_limit, s.steps, w.config,
+         (SELECT to_jsonb(ct) FROM contacts ct WHERE ct.workspace_id = $1 AND ct.id = $3) AS contact,
+         (SELECT jsonb_build_object('id', t.id, 'subject', t.subject) FROM threads t
+           WHERE t.workspace_id = $1 AND t.enrollment_id = $4 ORDER BY t.id LIMIT 1) AS thread,
+         (SELECT coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'status', x.status,
+             'step_position', x.step_position, 'message_id', x.message_id) ORDER BY x.step_position), '[]'::jsonb)
+           FROM messages x WHERE x.workspace_id = $1 AND x.enrollment_id = $4 AND x.direction = 'outbound') AS messages
+       FROM campaigns c
        JOIN sequences s ON s.id = c.sequence_id AND s.workspace_id = c.workspace_id
        JOIN workspaces w ON w.id = c.workspace_id
        WHERE c.workspace_id = $1 AND c.id = $2`,
-      [ws, enrollment.campaignId],
+      [ws, enrollment.campaignId, enrollment.contactId, enrollment.id],
     );
     if (!campaign || campaign.status !== 'active') return 'skipped';
+    const outbound =
+      (campaign.messages as Array<{
+        id: number;
+        status: string;
+        step_position: number | null;
+        message_id: string | null;
+      }>) ?? [];
     const schedule = campaign.schedule as Campaign['schedule'];
     const steps = [...((campaign.steps as SequenceStep[]) ?? [])].sort((a, b) => a.position - b.position);
     const config = effectiveConfig(campaign.config as Partial<WorkspaceConfig>);
@@ -286,12 +320,7 @@ export class SendEngine {
     }
 
     // A step recorded before: never send it again.
-    const [existing] = await rows<{ id: number; status: string }>(
-      m,
-      `SELECT id, status FROM messages
-       WHERE workspace_id = $1 AND enrollment_id = $2 AND step_position = $3 AND direction = 'outbound'`,
-      [ws, enrollment.id, step.position],
-    );
+    const existing = outbound.find((x) => x.step_position === step.position);
     if (existing) return this.resolveExisting(m, enrollment, steps, step, existing);
 
     const opening = nextWindowOpening(schedule, now);
@@ -300,11 +329,7 @@ export class SendEngine {
       return 'deferred';
     }
 
-    const [contact] = await rows<Record<string, unknown>>(
-      m,
-      'SELECT * FROM contacts WHERE workspace_id = $1 AND id = $2',
-      [ws, enrollment.contactId],
-    );
+    const contact = campaign.contact as Record<string, unknown> | null;
     if (!contact) {
       await stopEnrollment(m, ws, enrollment.id, 'manual', 'contact no longer exists');
       return 'stopped';
@@ -327,18 +352,10 @@ export class SendEngine {
     const inboxes = candidates.length
       ? await m.getRepository(Inbox).find({ where: { workspaceId: ws, id: In(candidates) } })
       : [];
-    const previous = await rows<{ message_id: string }>(
-      m,
-      `SELECT message_id FROM messages
-       WHERE workspace_id = $1 AND enrollment_id = $2 AND direction = 'outbound' AND status = 'sent'
-       ORDER BY step_position`,
-      [ws, enrollment.id],
-    );
-    const [thread] = await rows<{ id: number; subject: string }>(
-      m,
-      'SELECT id, subject FROM threads WHERE workspace_id = $1 AND enrollment_id = $2 ORDER BY id LIMIT 1',
-      [ws, enrollment.id],
-    );
+    const previous = outbound
+      .filter((x) => x.status === 'sent')
+      .map((x) => ({ message_id: x.message_id ?? '' }));
+    const thread = (campaign.thread as { id: number; subject: string } | null) ?? undefined;
     const today = now.toISOString().slice(0, 10);
     let earliest = startOfNextUtcDay(now);
     for (const inboxId of candidates) {
@@ -355,13 +372,20 @@ export class SendEngine {
       ) {
         continue; // full today
       }
+      if (bank) {
+        // Slots come from the tick's blocks (no hot row written here): take them first, then record.
+        const verdict = await this.takeFromBank(bank, enrollment, campaign, inbox, config);
+        if (verdict === true) {
+          return this.recordWith(m, enrollment, step, contact, inbox, config, thread, previous);
+        }
+        if (verdict === 'campaign') break;
+        continue;
+      }
       // Record first, reserve last: the capacity rows (hot, shared by every send of an inbox, domain
       // or campaign) stay locked only for the reservation statements and the commit.
       await m.query('SAVEPOINT attempt');
       const prepared = await this.recordWith(m, enrollment, step, contact, inbox, config, thread, previous);
-      const verdict = bank
-        ? await this.takeFromBank(bank, enrollment, campaign, inbox, config)
-        : await this.reserve(m, enrollment, campaign, inbox, config);
+      const verdict = await this.reserve(m, enrollment, campaign, inbox, config);
       // No RELEASE: the savepoint ends with the commit, one round trip less while the capacity rows are locked.
       if (verdict === true) return prepared;
       await m.query('ROLLBACK TO SAVEPOINT attempt');
@@ -375,7 +399,7 @@ export class SendEngine {
   /** Renders the step for `inbox` and inserts the thread (first step) and the `sending` message. */
   private async recordWith(
     m: EntityManager,
-    enrollment: Enrollment,
+    enrollment: Claimed,
     step: SequenceStep,
     contact: Record<string, unknown>,
     inbox: Inbox,
@@ -411,41 +435,43 @@ export class SendEngine {
     const references = previous.map((p) => p.message_id).filter(Boolean);
     const inReplyTo = references.length ? references[references.length - 1] : undefined;
 
-    const threadId =
-      thread?.id ??
-      Number(
-        (
-          await rows<{ id: number }>(
-            m,
-            `INSERT INTO threads (workspace_id, inbox_id, contact_id, enrollment_id, campaign_id, subject, message_count)
-             VALUES ($1, $2, $3, $4, $5, $6, 0) RETURNING id`,
-            [ws, inbox.id, enrollment.contactId, enrollment.id, enrollment.campaignId, composed.subject],
-          )
-        )[0].id,
-      );
-    const [msg] = await rows<{ id: number }>(
+    // The thread (first step), the `sending` message and the enrollment's inbox in one statement.
+    const [msg] = await rows<{ id: number; thread_id: number }>(
       m,
-      `INSERT INTO messages (workspace_id, thread_id, enrollment_id, direction, kind, from_address, to_address,
-         subject, body, message_id, in_reply_to, status, step_position)
-       VALUES ($1, $2, $3, 'outbound', 'email', $4, $5, $6, $7, $8, $9, 'sending', $10)
-       RETURNING id`,
+      `WITH new_thread AS (
+         INSERT INTO threads (workspace_id, inbox_id, contact_id, enrollment_id, campaign_id, subject, message_count)
+         SELECT $1::uuid, $2::uuid, $3::int, $4::int, $5::int, $6::text, 0 WHERE $7::int IS NULL
+         RETURNING id
+       ), thread AS (
+         SELECT id FROM new_thread UNION ALL SELECT $7::int WHERE $7::int IS NOT NULL
+       ), msg AS (
+         INSERT INTO messages (workspace_id, thread_id, enrollment_id, direction, kind, from_address, to_address,
+           subject, body, message_id, in_reply_to, status, step_position)
+         SELECT $1::uuid, thread.id, $4::int, 'outbound', 'email', $8::text, $9::text, $6::text, $10::text, $11::text,
+           $12::text, 'sending', $13::int
+         FROM thread
+         RETURNING id, thread_id
+       ), enrollment AS (
+         UPDATE enrollments SET inbox_id = $2::uuid, updated_at = now() WHERE id = $4::int RETURNING id
+       )
+       SELECT msg.id, msg.thread_id FROM msg, (SELECT count(*) FROM enrollment) AS e`,
       [
         ws,
-        threadId,
+        inbox.id,
+        enrollment.contactId,
         enrollment.id,
+        enrollment.campaignId,
+        composed.subject,
+        thread?.id ?? null,
         inbox.email,
         contact.email,
-        composed.subject,
         body,
         messageId,
         inReplyTo ?? null,
         step.position,
       ],
     );
-    await m.query('UPDATE enrollments SET inbox_id = $2, updated_at = now() WHERE id = $1', [
-      enrollment.id,
-      inbox.id,
-    ]);
+    const threadId = Number(msg.thread_id);
     return {
       messageRowId: Number(msg.id),
       workspaceId: ws,
@@ -477,7 +503,7 @@ export class SendEngine {
    */
   private async reserve(
     m: EntityManager,
-    enrollment: Enrollment,
+    enrollment: Claimed,
     campaign: Record<string, unknown>,
     inbox: Inbox,
     config: WorkspaceConfig,
@@ -536,7 +562,7 @@ export class SendEngine {
   /** As `reserve`, from the tick's blocks (no pacing): the campaign's slot, then the inbox's and its domain's. */
   private async takeFromBank(
     bank: CapacityBank,
-    enrollment: Enrollment,
+    enrollment: Claimed,
     campaign: Record<string, unknown>,
     inbox: Inbox,
     config: WorkspaceConfig,
@@ -571,7 +597,7 @@ export class SendEngine {
     return r.length > 0;
   }
 
-  private async defer(m: EntityManager, enrollment: Enrollment, until: Date): Promise<void> {
+  private async defer(m: EntityManager, enrollment: Claimed, until: Date): Promise<void> {
     await m.query('UPDATE enrollments SET next_step_at = $2 WHERE id = $1 AND status = $3', [
       enrollment.id,
       until,
@@ -582,7 +608,7 @@ export class SendEngine {
   /** A claim met a message already recorded for its step. */
   private async resolveExisting(
     m: EntityManager,
-    enrollment: Enrollment,
+    enrollment: Claimed,
     steps: SequenceStep[],
     step: SequenceStep,
     existing: { id: number; status: string },
@@ -801,7 +827,7 @@ export class SendEngine {
    */
   private async advance(
     m: EntityManager,
-    enrollment: Enrollment,
+    enrollment: Claimed,
     steps: SequenceStep[],
     position: number,
     at: Date,
@@ -830,7 +856,7 @@ export class SendEngine {
     );
   }
 
-  private async complete(m: EntityManager, enrollment: Enrollment, writes?: GroupWrites): Promise<void> {
+  private async complete(m: EntityManager, enrollment: Claimed, writes?: GroupWrites): Promise<void> {
     const done = await rows<{ id: number }>(
       m,
       `UPDATE enrollments SET status = 'completed', current_step = $2, completed_at = now(), next_step_at = NULL,
