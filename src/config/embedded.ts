@@ -127,6 +127,8 @@ async function startRedis(dir: string): Promise<{ url: string; proc: ChildProces
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', redisDir],
     { stdio: 'ignore' },
   );
+  // However this process ends (even on a crash), the private redis-server goes with it.
+  process.once('exit', () => proc.kill('SIGTERM'));
   await new Promise<void>((ok, fail) => {
     const deadline = Date.now() + 5000;
     const probe = (): void => {
@@ -166,8 +168,9 @@ export async function prepareEmbedded(
   }
   return {
     embeddedDatabase: needsDb,
+    // Redis first (a signal, instant), then PostgreSQL (waits for its shutdown checkpoint).
     stop: async () => {
-      for (const stop of stops.reverse()) await stop().catch(() => undefined);
+      for (const stop of stops) await stop().catch(() => undefined);
     },
   };
 }

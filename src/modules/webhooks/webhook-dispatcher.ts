@@ -125,7 +125,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       this.listener = client;
       client.on('notification', () => this.waker.wake());
       client.on('error', () => {
-        if (this.listener === client) this.listener = null;
+        // Released already (shutdown, or an earlier error): releasing twice throws inside pg-pool.
+        if (this.listener !== client) return;
+        this.listener = null;
         client.release(true);
         if (this.running) setTimeout(() => void this.listen(), 1000).unref();
       });
