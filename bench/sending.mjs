@@ -227,7 +227,9 @@ try {
   });
 
   const baseline = accepted;
-  worker = spawn(process.execPath, [join(root, 'dist/main.js')], {
+  // BENCH_WORKER_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", to profile the worker.
+  const nodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  worker = spawn(process.execPath, [...nodeArgs, join(root, 'dist/main.js')], {
     env: { ...env, RUN_MIGRATIONS: 'false' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

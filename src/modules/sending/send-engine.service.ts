@@ -47,6 +47,8 @@ import { signUnsubscribeToken } from './unsubscribe-token.js';
 
 /** Enrollments claimed per tick and process. */
 export const CLAIM_BATCH = 100;
+/** Most enrollments recorded in one transaction. */
+export const RECORD_BATCH = 25;
 /** SMTP conversations in flight per process. */
 export const SEND_CONCURRENCY = 8;
 /** How long a claim holds an enrollment; far above the SMTP timeouts (smtp-transport.pool.ts). */
@@ -157,10 +159,12 @@ export class SendEngine {
     const ids = claimed.map((r) => Number(r.id)).sort((a, b) => a - b);
     let next = 0;
     // Without pacing, capacity is reserved in blocks for the whole tick (capacity.ts).
+    // Plain steps are recorded in chunks, one transaction each (recordMany); the rest one by one.
+    const chunk = Math.max(1, Math.min(RECORD_BATCH, Math.ceil(ids.length / SEND_CONCURRENCY)));
     const bank =
       appConfig().sendMinGapSeconds > 0
         ? null
-        : new CapacityBank(this.ds, () => Math.max(1, ids.length - next + 1));
+        : new CapacityBank(this.ds, () => Math.max(1, ids.length - next + chunk));
     // Sent messages are finalised in groups: whatever was accepted while the previous group committed.
     const pending: Prepared[] = [];
     let flushing: Promise<void> | undefined;
@@ -178,14 +182,35 @@ export class SendEngine {
     };
     const worker = async (): Promise<void> => {
       while (next < ids.length) {
-        const id = ids[next++];
-        try {
-          await this.process(id, ctx);
-        } catch (err) {
-          logger.error(
-            { err: errInfo(err), enrollmentId: id },
-            'send: enrollment failed; retried after the lease',
-          );
+        const part = ids.slice(next, next + chunk);
+        next += part.length;
+        let recorded: Prepared[] = [];
+        let others = part;
+        if (bank && part.length > 1) {
+          try {
+            ({ recorded, others } = await this.ds.transaction((m) => this.recordMany(m, part, bank)));
+          } catch (err) {
+            logger.warn({ err: errInfo(err) }, 'send: chunk record failed; one by one');
+            recorded = [];
+            others = part;
+          }
+        }
+        for (const p of recorded) {
+          try {
+            await this.send(p, ctx);
+          } catch (err) {
+            logger.error({ err: errInfo(err), enrollmentId: p.enrollmentId }, 'send: failed after recording');
+          }
+        }
+        for (const id of others) {
+          try {
+            await this.process(id, ctx);
+          } catch (err) {
+            logger.error(
+              { err: errInfo(err), enrollmentId: id },
+              'send: enrollment failed; retried after the lease',
+            );
+          }
         }
       }
     };
@@ -209,6 +234,11 @@ export class SendEngine {
   async process(enrollmentId: number, ctx?: TickContext): Promise<Outcome> {
     const prepared = await this.ds.transaction((m) => this.record(m, enrollmentId, ctx?.bank ?? null));
     if (typeof prepared === 'string') return prepared;
+    return this.send(prepared, ctx);
+  }
+
+  /** SMTP for a recorded (committed) step, then its finalisation or the failure's handling. */
+  private async send(prepared: Prepared, ctx?: TickContext): Promise<Outcome> {
     const transport = this.transportFor(prepared.inbox);
     let info: { accepted?: unknown[]; rejected?: unknown[] } | undefined;
     try {
@@ -407,6 +437,204 @@ export class SendEngine {
     thread: { id: number; subject: string } | undefined,
     previous: Array<{ message_id: string }>,
   ): Promise<Prepared> {
+    const d = await this.draft(enrollment, step, contact, inbox, config, thread, previous);
+    // The thread (first step), the `sending` message and the enrollment's inbox in one statement.
+    const [msg] = await rows<{ id: number; thread_id: number }>(
+      m,
+      `WITH new_thread AS (
+         INSERT INTO threads (workspace_id, inbox_id, contact_id, enrollment_id, campaign_id, subject, message_count)
+         SELECT $1::uuid, $2::uuid, $3::int, $4::int, $5::int, $6::text, 0 WHERE $7::int IS NULL
+         RETURNING id
+       ), thread AS (
+         SELECT id FROM new_thread UNION ALL SELECT $7::int WHERE $7::int IS NOT NULL
+       ), msg AS (
+         INSERT INTO messages (workspace_id, thread_id, enrollment_id, direction, kind, from_address, to_address,
+           subject, body, message_id, in_reply_to, status, step_position)
+         SELECT $1::uuid, thread.id, $4::int, 'outbound', 'email', $8::text, $9::text, $6::text, $10::text, $11::text,
+           $12::text, 'sending', $13::int
+         FROM thread
+         RETURNING id, thread_id
+       ), enrollment AS (
+         UPDATE enrollments SET inbox_id = $2::uuid, updated_at = now() WHERE id = $4::int RETURNING id
+       )
+       SELECT msg.id, msg.thread_id FROM msg, (SELECT count(*) FROM enrollment) AS e`,
+      [
+        d.workspaceId,
+        d.inbox.id,
+        d.contactId,
+        d.enrollmentId,
+        d.campaignId,
+        d.mail.subject,
+        d.threadId,
+        d.inbox.email,
+        d.mail.to,
+        d.mail.text,
+        d.mail.messageId,
+        d.mail.inReplyTo ?? null,
+        d.stepPosition,
+      ],
+    );
+    return { ...d, messageRowId: Number(msg.id), threadId: Number(msg.thread_id) };
+  }
+
+  /**
+   * Records a chunk of claimed enrollments in one transaction (one locking read, one insert), for
+   * those on the plain path: active, step due and not recorded before, window open, contact
+   * sendable, an inbox with a slot from the tick's blocks. Everything else (`others`) goes through
+   * `record` one by one, which handles every case.
+   */
+  private async recordMany(
+    m: EntityManager,
+    ids: number[],
+    bank: CapacityBank,
+  ): Promise<{ recorded: Prepared[]; others: number[] }> {
+    const now = new Date();
+    const found = await rows<Record<string, unknown>>(
+      m,
+      `SELECT e.id, e.workspace_id, e.campaign_id, e.contact_id, e.status, e.current_step, e.inbox_id,
+         c.status AS campaign_status, c.schedule, c.inbox_ids, c.daily_limit, s.steps, w.config,
+         (SELECT to_jsonb(ct) FROM contacts ct WHERE ct.workspace_id = e.workspace_id AND ct.id = e.contact_id) AS contact,
+         (SELECT jsonb_build_object('id', t.id, 'subject', t.subject) FROM threads t
+           WHERE t.workspace_id = e.workspace_id AND t.enrollment_id = e.id ORDER BY t.id LIMIT 1) AS thread,
+         (SELECT coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'status', x.status,
+             'step_position', x.step_position, 'message_id', x.message_id) ORDER BY x.step_position), '[]'::jsonb)
+           FROM messages x WHERE x.workspace_id = e.workspace_id AND x.enrollment_id = e.id
+             AND x.direction = 'outbound') AS messages
+       FROM enrollments e
+       JOIN campaigns c ON c.workspace_id = e.workspace_id AND c.id = e.campaign_id
+       JOIN sequences s ON s.id = c.sequence_id AND s.workspace_id = c.workspace_id
+       JOIN workspaces w ON w.id = c.workspace_id
+       WHERE e.id = ANY($1::int[]) AND e.status = 'active'
+       ORDER BY e.id
+       FOR UPDATE OF e`,
+      [ids],
+    );
+    const inboxIds = new Set<string>();
+    for (const r of found) {
+      if (r.inbox_id) inboxIds.add(r.inbox_id as string);
+      else for (const i of (r.inbox_ids as string[]) ?? []) inboxIds.add(i);
+    }
+    const inboxes = inboxIds.size
+      ? await m.getRepository(Inbox).find({ where: { id: In([...inboxIds]) } })
+      : [];
+    const today = now.toISOString().slice(0, 10);
+    const handled = new Set<number>();
+    const drafts: Array<Omit<Prepared, 'messageRowId' | 'threadId'> & { threadId: number | null }> = [];
+    for (const r of found) {
+      if (r.campaign_status !== 'active') continue;
+      const enrollment: Claimed = {
+        id: Number(r.id),
+        workspaceId: r.workspace_id as string,
+        campaignId: Number(r.campaign_id),
+        contactId: Number(r.contact_id),
+        status: r.status as Enrollment['status'],
+        currentStep: Number(r.current_step),
+        inboxId: (r.inbox_id as string | null) ?? null,
+      };
+      const steps = [...((r.steps as SequenceStep[]) ?? [])].sort((a, b) => a.position - b.position);
+      const step = steps[enrollment.currentStep];
+      if (!step) continue;
+      const outbound =
+        (r.messages as Array<{ status: string; step_position: number | null; message_id: string | null }>) ??
+        [];
+      if (outbound.some((x) => x.step_position === step.position)) continue;
+      const opening = nextWindowOpening(r.schedule as Campaign['schedule'], now);
+      if (!opening || opening.getTime() > now.getTime()) continue;
+      const contact = r.contact as Record<string, unknown> | null;
+      if (!contact || contact.suppression_reason) continue;
+      const config = effectiveConfig(r.config as Partial<WorkspaceConfig>);
+      const candidates = enrollment.inboxId
+        ? [enrollment.inboxId]
+        : rotate((r.inbox_ids as string[]) ?? [], enrollment.id);
+      let chosen: Inbox | undefined;
+      for (const inboxId of candidates) {
+        const inbox = inboxes.find((i) => i.id === inboxId && i.workspaceId === enrollment.workspaceId);
+        if (!inbox || inbox.status !== 'active') continue;
+        if (
+          !bank.holdsInbox(inbox.id) &&
+          inbox.sentTodayDate === today &&
+          inbox.sentToday >= inbox.dailyLimit
+        ) {
+          continue;
+        }
+        const verdict = await this.takeFromBank(bank, enrollment, r, inbox, config);
+        if (verdict === true) {
+          chosen = inbox;
+          break;
+        }
+        if (verdict === 'campaign') break;
+      }
+      if (!chosen) continue;
+      const previous = outbound
+        .filter((x) => x.status === 'sent')
+        .map((x) => ({ message_id: x.message_id ?? '' }));
+      const thread = (r.thread as { id: number; subject: string } | null) ?? undefined;
+      drafts.push(await this.draft(enrollment, step, contact, chosen, config, thread, previous));
+      handled.add(enrollment.id);
+    }
+    const recorded: Prepared[] = [];
+    if (drafts.length > 0) {
+      // Threads (first steps), `sending` messages and the enrollments' inbox choice in one statement.
+      const inserted = await rows<{ id: number; thread_id: number; enrollment_id: number }>(
+        m,
+        `WITH input AS (
+           SELECT * FROM unnest($1::int[], $2::uuid[], $3::uuid[], $4::int[], $5::int[], $6::text[], $7::int[],
+             $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::int[])
+             AS x(enrollment_id, workspace_id, inbox_id, contact_id, campaign_id, subject, thread_id,
+               from_address, to_address, body, message_id, in_reply_to, step_position)
+         ), new_thread AS (
+           INSERT INTO threads (workspace_id, inbox_id, contact_id, enrollment_id, campaign_id, subject, message_count)
+           SELECT workspace_id, inbox_id, contact_id, enrollment_id, campaign_id, subject, 0
+           FROM input WHERE thread_id IS NULL
+           RETURNING id, enrollment_id
+         ), msg AS (
+           INSERT INTO messages (workspace_id, thread_id, enrollment_id, direction, kind, from_address, to_address,
+             subject, body, message_id, in_reply_to, status, step_position)
+           SELECT i.workspace_id, coalesce(i.thread_id, t.id), i.enrollment_id, 'outbound', 'email', i.from_address,
+             i.to_address, i.subject, i.body, i.message_id, i.in_reply_to, 'sending', i.step_position
+           FROM input i LEFT JOIN new_thread t ON t.enrollment_id = i.enrollment_id
+           RETURNING id, thread_id, enrollment_id
+         ), chosen AS (
+           UPDATE enrollments e SET inbox_id = i.inbox_id, updated_at = now()
+           FROM input i WHERE e.id = i.enrollment_id RETURNING e.id
+         )
+         SELECT msg.id, msg.thread_id, msg.enrollment_id FROM msg, (SELECT count(*) FROM chosen) AS c`,
+        [
+          drafts.map((d) => d.enrollmentId),
+          drafts.map((d) => d.workspaceId),
+          drafts.map((d) => d.inbox.id),
+          drafts.map((d) => d.contactId),
+          drafts.map((d) => d.campaignId),
+          drafts.map((d) => d.mail.subject),
+          drafts.map((d) => d.threadId),
+          drafts.map((d) => d.inbox.email),
+          drafts.map((d) => d.mail.to),
+          drafts.map((d) => d.mail.text),
+          drafts.map((d) => d.mail.messageId),
+          drafts.map((d) => d.mail.inReplyTo ?? null),
+          drafts.map((d) => d.stepPosition),
+        ],
+      );
+      const byEnrollment = new Map(inserted.map((x) => [Number(x.enrollment_id), x]));
+      for (const d of drafts) {
+        const row = byEnrollment.get(d.enrollmentId);
+        if (!row) throw new Error(`send: chunk insert lost enrollment ${d.enrollmentId}`);
+        recorded.push({ ...d, messageRowId: Number(row.id), threadId: Number(row.thread_id) });
+      }
+    }
+    return { recorded, others: ids.filter((id) => !handled.has(id)) };
+  }
+
+  /** The step rendered for `inbox`: a Prepared without row ids (`threadId`: an existing thread or null). */
+  private async draft(
+    enrollment: Claimed,
+    step: SequenceStep,
+    contact: Record<string, unknown>,
+    inbox: Inbox,
+    config: WorkspaceConfig,
+    thread: { id: number; subject: string } | undefined,
+    previous: Array<{ message_id: string }>,
+  ): Promise<Omit<Prepared, 'messageRowId' | 'threadId'> & { threadId: number | null }> {
     const ws = enrollment.workspaceId;
     const vars = templateVars(
       {
@@ -435,51 +663,13 @@ export class SendEngine {
     const references = previous.map((p) => p.message_id).filter(Boolean);
     const inReplyTo = references.length ? references[references.length - 1] : undefined;
 
-    // The thread (first step), the `sending` message and the enrollment's inbox in one statement.
-    const [msg] = await rows<{ id: number; thread_id: number }>(
-      m,
-      `WITH new_thread AS (
-         INSERT INTO threads (workspace_id, inbox_id, contact_id, enrollment_id, campaign_id, subject, message_count)
-         SELECT $1::uuid, $2::uuid, $3::int, $4::int, $5::int, $6::text, 0 WHERE $7::int IS NULL
-         RETURNING id
-       ), thread AS (
-         SELECT id FROM new_thread UNION ALL SELECT $7::int WHERE $7::int IS NOT NULL
-       ), msg AS (
-         INSERT INTO messages (workspace_id, thread_id, enrollment_id, direction, kind, from_address, to_address,
-           subject, body, message_id, in_reply_to, status, step_position)
-         SELECT $1::uuid, thread.id, $4::int, 'outbound', 'email', $8::text, $9::text, $6::text, $10::text, $11::text,
-           $12::text, 'sending', $13::int
-         FROM thread
-         RETURNING id, thread_id
-       ), enrollment AS (
-         UPDATE enrollments SET inbox_id = $2::uuid, updated_at = now() WHERE id = $4::int RETURNING id
-       )
-       SELECT msg.id, msg.thread_id FROM msg, (SELECT count(*) FROM enrollment) AS e`,
-      [
-        ws,
-        inbox.id,
-        enrollment.contactId,
-        enrollment.id,
-        enrollment.campaignId,
-        composed.subject,
-        thread?.id ?? null,
-        inbox.email,
-        contact.email,
-        body,
-        messageId,
-        inReplyTo ?? null,
-        step.position,
-      ],
-    );
-    const threadId = Number(msg.thread_id);
     return {
-      messageRowId: Number(msg.id),
       workspaceId: ws,
       enrollmentId: enrollment.id,
       campaignId: enrollment.campaignId,
       contactId: enrollment.contactId,
       stepPosition: step.position,
-      threadId,
+      threadId: thread?.id ?? null,
       previousInboxId: enrollment.inboxId,
       inbox,
       mail: {
