@@ -1,5 +1,7 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { checksum } from '../src/common/auth/token.js';
+import { DataSource } from 'typeorm';
+import { CACHE_TTL_MS } from '../src/modules/api-keys/api-key-auth.service.js';
 import { ApiKeysService } from '../src/modules/api-keys/api-keys.service.js';
 import { api, bootApp, createTenant, mintKey, type TestTenant } from './helpers/app.js';
 
@@ -47,6 +49,19 @@ describe('credentials: the 401/403 matrix and /me', () => {
     expect((await api(app, revoked.token).get('/me')).status).toBe(200);
     await keys.revoke(revoked.key.id);
     await expect401(`Bearer ${revoked.token}`);
+  });
+
+  it('a key revoked by another process (straight in the database) stops working within the cache TTL', async () => {
+    const keys = app.get(ApiKeysService);
+    const other = await keys.create({
+      tier: 'workspace',
+      workspaceId: t.workspaceId,
+      scopes: ['contacts:read'],
+    });
+    expect((await api(app, other.token).get('/me')).status).toBe(200);
+    await app.get(DataSource).query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [other.key.id]);
+    await new Promise((r) => setTimeout(r, CACHE_TTL_MS + 100));
+    await expect401(`Bearer ${other.token}`);
   });
 
   it('answers 403 for wrong tier, missing scope and disallowed source IP', async () => {

@@ -34,17 +34,30 @@ export const LOOKUP_SQL = `
 
 const LAST_USED_EVERY_MS = 60_000;
 
+/**
+ * Resolved keys are remembered for one second per process: the lookup through the ORM cost about
+ * 0.3 ms of CPU per request (bench: GET /me 0.85 → 0.53 ms CPU/request). A revoke or rotate in this
+ * process forgets the key at once; one done in another process (the CLI) takes effect within
+ * CACHE_TTL_MS. Unknown tokens are never cached, so garbage cannot fill the map.
+ */
+export const CACHE_TTL_MS = 1000;
+const CACHE_MAX = 10_000;
+
+interface PgPoolLike {
+  query(sql: string, values: unknown[]): Promise<{ rows: KeyRow[] }>;
+}
+
 @Injectable()
 export class ApiKeyAuthService {
   private readonly lastUsedWrites = new Map<number, number>();
+  private readonly cache = new Map<string, { row: KeyRow; until: number }>();
 
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   async resolve(token: string): Promise<Principal | null> {
     const claimed = parseToken(token);
     if (!claimed) return null;
-    const rows = (await this.db.query(LOOKUP_SQL, [hashToken(token, appConfig().apiKeyPepper)])) as KeyRow[];
-    const row = rows[0];
+    const row = await this.lookup(hashToken(token, appConfig().apiKeyPepper));
     if (!row || row.tier !== claimed) return null;
     if (row.revoked_at) return null;
     if (row.expires_at && row.expires_at.getTime() <= Date.now()) return null;
@@ -61,6 +74,27 @@ export class ApiKeyAuthService {
       expiresAt: row.expires_at,
       allowedIps: row.allowed_ips,
     };
+  }
+
+  /** Forgets a key at once (after revoke or rotate in this process). */
+  forgetKey(id: number): void {
+    for (const [hash, entry] of this.cache) if (entry.row.id === id) this.cache.delete(hash);
+  }
+
+  private async lookup(hash: string): Promise<KeyRow | undefined> {
+    const now = Date.now();
+    const hit = this.cache.get(hash);
+    if (hit && hit.until > now) return hit.row;
+    // The pg pool directly: one indexed query, without the ORM's per-call query runner.
+    const pool = (this.db.driver as unknown as { master: PgPoolLike }).master;
+    const row = (await pool.query(LOOKUP_SQL, [hash])).rows[0];
+    if (!row) {
+      this.cache.delete(hash);
+      return undefined;
+    }
+    if (this.cache.size >= CACHE_MAX) this.cache.delete(this.cache.keys().next().value as string);
+    this.cache.set(hash, { row, until: now + CACHE_TTL_MS });
+    return row;
   }
 
   /** last_used_at is written at most once a minute per key per process: no write on the hot path. */

@@ -8,6 +8,7 @@ import { displayPrefix, generateToken, hashToken, type KeyTier } from '../../com
 import { ApiError } from '../../common/http/api-error.js';
 import { isUuid } from '../../common/http/id-params.js';
 import { appConfig } from '../../config/app-config.js';
+import { ApiKeyAuthService } from './api-key-auth.service.js';
 import { ApiKey } from './entities/api-key.entity.js';
 
 export interface CreateKeyInput {
@@ -58,7 +59,10 @@ export const toApiKeyView = (k: ApiKey): ApiKeyView => ({
 
 @Injectable()
 export class ApiKeysService {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly auth: ApiKeyAuthService,
+  ) {}
 
   validate(input: CreateKeyInput): void {
     const allowed: readonly string[] = input.tier === 'workspace' ? WORKSPACE_SCOPES : PROVISIONING_SCOPES;
@@ -149,7 +153,9 @@ export class ApiKeysService {
     const token = generateToken(key.tier);
     key.tokenHash = hashToken(token, appConfig().apiKeyPepper);
     key.prefix = displayPrefix(token);
-    return { key: await repo.save(key), token };
+    const saved = await repo.save(key);
+    this.auth.forgetKey(id);
+    return { key: saved, token };
   }
 
   async revoke(id: number): Promise<ApiKey> {
@@ -160,6 +166,7 @@ export class ApiKeysService {
       key.revokedAt = new Date();
       await repo.save(key);
     }
+    this.auth.forgetKey(id);
     return key;
   }
 }
