@@ -46,7 +46,7 @@ import { rows, UTC_TODAY } from './sql.js';
 import { signUnsubscribeToken } from './unsubscribe-token.js';
 
 /** Enrollments claimed per tick and process. */
-export const CLAIM_BATCH = 100;
+export const CLAIM_BATCH = 400;
 /** Most enrollments recorded in one transaction. */
 export const RECORD_BATCH = 25;
 /** SMTP conversations in flight per process. */
@@ -138,6 +138,8 @@ class GroupWrites {
 
 /** Most sends finalised in one transaction. */
 const FINALISE_GROUP_MAX = 200;
+/** How long a group waits for more accepted sends before it starts. */
+const FINALISE_GROUP_WAIT_MS = 20;
 
 const startOfNextUtcDay = (now: Date): Date =>
   new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
@@ -175,7 +177,8 @@ export class SendEngine {
       bank,
       finalise: (p) => {
         pending.push(p);
-        flushing ??= flush().finally(() => {
+        // A short wait lets a group collect the sends accepted meanwhile.
+        flushing ??= new Promise((r) => setTimeout(r, FINALISE_GROUP_WAIT_MS)).then(flush).finally(() => {
           flushing = undefined;
         });
       },
@@ -835,11 +838,13 @@ export class SendEngine {
    */
   private async finaliseMany(m: EntityManager, group: Prepared[]): Promise<void> {
     const now = new Date();
-    const updated = await rows<{ id: number }>(
+    const updated = await rows<{ id: number; created_at: Date }>(
       m,
-      `UPDATE messages SET status = 'sent', sent_at = $2 WHERE id = ANY($1::int[]) AND status = 'sending' RETURNING id`,
+      `UPDATE messages SET status = 'sent', sent_at = $2 WHERE id = ANY($1::int[]) AND status = 'sending'
+       RETURNING id, created_at`,
       [group.map((p) => p.messageRowId), now],
     );
+    const createdAt = new Map(updated.map((r) => [Number(r.id), new Date(r.created_at)]));
     const done = new Set(updated.map((r) => Number(r.id)));
     for (const p of group.filter((x) => !done.has(x.messageRowId))) {
       logger.warn({ messageId: p.messageRowId }, 'send: finalise found the message already resolved');
@@ -859,17 +864,33 @@ export class SendEngine {
       [sent.map((p) => p.workspaceId), sent.map((p) => p.contactId)],
     );
     const writes = new GroupWrites();
-    const messages = new Map(
-      (await m.getRepository(Message).find({ where: { id: In(sent.map((p) => p.messageRowId)) } })).map(
-        (x) => [x.id, x],
-      ),
-    );
     for (const p of sent) {
+      // The row as just written (recorded from `p`, finalised above).
+      const message = Object.assign(new Message(), {
+        id: p.messageRowId,
+        workspaceId: p.workspaceId,
+        threadId: p.threadId,
+        enrollmentId: p.enrollmentId,
+        direction: 'outbound' as const,
+        kind: 'email' as const,
+        fromAddress: p.inbox.email,
+        toAddress: p.mail.to,
+        subject: p.mail.subject,
+        body: p.mail.text,
+        bodyPurgedAt: null,
+        messageId: p.mail.messageId,
+        inReplyTo: p.mail.inReplyTo ?? null,
+        status: 'sent' as const,
+        sentAt: now,
+        receivedAt: null,
+        stepPosition: p.stepPosition,
+        createdAt: createdAt.get(p.messageRowId)!,
+      });
       writes.events.push({
         workspaceId: p.workspaceId,
         type: 'message.sent',
         data: {
-          message: toMessageEventView(messages.get(p.messageRowId)!),
+          message: toMessageEventView(message),
           enrollment_id: p.enrollmentId,
           campaign_id: p.campaignId,
           contact_id: p.contactId,
