@@ -6,16 +6,27 @@ import { Injectable, ValidationPipe, type ArgumentMetadata, type PipeTransform }
 import { ValidateBy, type ValidationError } from 'class-validator';
 import { ApiError } from './api-error.js';
 
+/** A missing value says "required"; otherwise a type check says more than a bound on a wrong type. */
+const TYPE_CHECKS =
+  /^(isDefined|isString|isInt|isNumber|isBoolean|isObject|isArray|isEnum|isIn|isUUID|isEmail)/;
+
+function mostTelling(keys: string[], _value: unknown): string {
+  return keys.find((k) => k === 'isDefined') ?? keys.find((k) => TYPE_CHECKS.test(k)) ?? keys[0];
+}
+
 function firstError(errors: ValidationError[], parent = ''): { field: string; message: string } | undefined {
   for (const e of errors) {
     const field = parent ? `${parent}.${e.property}` : e.property;
     if (e.constraints && Object.keys(e.constraints).length) {
       const constraints = e.constraints;
-      const key = 'whitelistValidation' in constraints ? 'whitelistValidation' : Object.keys(constraints)[0];
+      const keys = Object.keys(constraints);
+      const key = 'whitelistValidation' in constraints ? 'whitelistValidation' : mostTelling(keys, e.value);
       const message =
         key === 'whitelistValidation'
           ? `${field} is not a recognised field`
-          : constraints[key].replace(e.property, field);
+          : e.value === undefined && key !== 'isDefined'
+            ? `${field} is required`
+            : constraints[key].replace(e.property, field);
       return { field, message };
     }
     if (e.children?.length) {
