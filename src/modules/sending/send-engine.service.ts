@@ -49,7 +49,9 @@ import { signUnsubscribeToken } from './unsubscribe-token.js';
 export const CLAIM_BATCH = 400;
 /** Most enrollments recorded in one transaction. */
 export const RECORD_BATCH = 25;
-/** SMTP conversations in flight per process. */
+/** SMTP conversations in flight per chunk of recorded steps (so up to SEND_CONCURRENCY × this). */
+export const SMTP_LANES_PER_CHUNK = 3;
+/** Chunks worked at once per process (each holds at most two database connections). */
 export const SEND_CONCURRENCY = 8;
 /** How long a claim holds an enrollment; far above the SMTP timeouts (smtp-transport.pool.ts). */
 export const CLAIM_LEASE_SECONDS = 600;
@@ -198,13 +200,22 @@ export class SendEngine {
             others = part;
           }
         }
-        for (const p of recorded) {
-          try {
-            await this.send(p, ctx);
-          } catch (err) {
-            logger.error({ err: errInfo(err), enrollmentId: p.enrollmentId }, 'send: failed after recording');
+        // A chunk's SMTP conversations overlap (they hold no database connection).
+        let i = 0;
+        const lane = async (): Promise<void> => {
+          while (i < recorded.length) {
+            const p = recorded[i++];
+            try {
+              await this.send(p, ctx);
+            } catch (err) {
+              logger.error(
+                { err: errInfo(err), enrollmentId: p.enrollmentId },
+                'send: failed after recording',
+              );
+            }
           }
-        }
+        };
+        await Promise.all(Array.from({ length: Math.min(SMTP_LANES_PER_CHUNK, recorded.length) }, lane));
         for (const id of others) {
           try {
             await this.process(id, ctx);
