@@ -1,24 +1,24 @@
 /**
  * The sending engine: claims due enrollments, records each step before SMTP, sends it, finalises it.
  *
- * 1. Claim (one statement, autocommit): up to BATCH due enrollments of active campaigns, in
+ * 1. Claim (one statement, autocommit): up to CLAIM_BATCH due enrollments of active campaigns, in
  *    `next_step_at` order over the partial index idx_enrollments_due, `FOR UPDATE SKIP LOCKED`, and
  *    lease them by moving `next_step_at` LEASE ahead. A worker that dies before recording loses
  *    nothing: the enrollment is due again when the lease ends.
- * 2. Record (one transaction per enrollment, the enrollment row locked): schedule window, suppression,
- *    then capacity reserved atomically in SQL: the campaign's daily counter, the inbox's pacing slot
- *    (minimum gap + up to 50 % jitter), the inbox's `sent_today`, the sending domain's daily counter,
- *    each a conditional UPDATE/UPSERT that only succeeds below its cap, so concurrent workers can
- *    never pass one. Then the message row is inserted with status `sending` (unique per enrollment
- *    and step) and committed BEFORE SMTP.
+ * 2. Record, committed BEFORE SMTP: schedule window, suppression, capacity, then the message row
+ *    with status `sending` (unique per enrollment and step). Without pacing (gap 0) capacity comes
+ *    from blocks the tick reserves with conditional writes cut to what is left below each cap
+ *    (capacity.ts), and plain steps are recorded in chunks of RECORD_BATCH, one transaction per chunk
+ *    (recordMany); every other case, and every send when pacing is on, goes through `record`, one
+ *    transaction per enrollment with a conditional write per cap. Either way no worker can pass a cap.
  * 3. SMTP through the inbox's pooled transport.
- * 4. Finalise (one transaction): message `sent`, thread counters, enrollment advanced or completed,
- *    contact `new`→`contacted`, metrics and events.
+ * 4. Finalise, in groups (one transaction for the sends accepted meanwhile, set-based): message
+ *    `sent`, thread counters, enrollment advanced or completed, contact `new`→`contacted`, events, and
+ *    one increment per metric row. Each send's effects commit together with its `sent` status.
  *
  * At most once: a claim that finds a `sending` row for its step is the trace of a crash between 2 and
  * 4 (the lease guarantees the attempt is long over); the step is never resent: the row becomes
- * `failed` and the enrollment is paused with a note for review. Resuming it skips that step.
- */
+ * `failed` and the enrollment is paused with a note for review. Resuming it skips that step. */
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Transporter } from 'nodemailer';
