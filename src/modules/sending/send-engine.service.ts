@@ -164,7 +164,7 @@ export class SendEngine {
     let next = 0;
     // Without pacing, capacity is reserved in blocks for the whole tick (capacity.ts).
     // Plain steps are recorded in chunks, one transaction each (recordMany); the rest one by one.
-    const chunk = Math.max(1, Math.min(RECORD_BATCH, Math.ceil(ids.length / SEND_CONCURRENCY)));
+    const chunk = Math.max(1, Math.min(RECORD_BATCH, Math.ceil(ids.length / this.concurrency())));
     const bank =
       appConfig().sendMinGapSeconds > 0
         ? null
@@ -229,7 +229,7 @@ export class SendEngine {
       }
     };
     try {
-      await Promise.all(Array.from({ length: Math.min(SEND_CONCURRENCY, ids.length) }, worker));
+      await Promise.all(Array.from({ length: Math.min(this.concurrency(), ids.length) }, worker));
     } finally {
       while (flushing) await flushing;
       if (bank) {
@@ -239,6 +239,16 @@ export class SendEngine {
       }
     }
     return ids.length;
+  }
+
+  /**
+   * Chunks worked at once. A record transaction may wait for a block reservation on a second
+   * connection (capacity.ts), so two connections per chunk plus one for the group finaliser must fit
+   * in the pool, or the workers could hold every connection while waiting for one.
+   */
+  private concurrency(): number {
+    const poolMax = Number((this.ds.options as { extra?: { max?: number } }).extra?.max ?? 10);
+    return Math.max(1, Math.min(SEND_CONCURRENCY, Math.floor((poolMax - 1) / 2)));
   }
 
   /**
