@@ -38,7 +38,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const STARTS = Number(process.env.BENCH_STARTS ?? 3);
-const OTHERS = ['webhooks', 'imports', 'sending'];
+const OTHERS = ['webhooks', 'imports', 'sending', 'contacts'];
 const selected = process.argv.slice(2).length ? process.argv.slice(2) : ['me', ...OTHERS];
 
 const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
