@@ -13,19 +13,13 @@
  * scratch database is created and dropped. REDIS_URL (default redis://127.0.0.1:6379) with a private
  * key prefix, deleted afterwards. Progress goes to stderr; figures to stdout, then one JSON line.
  */
-import { execFile, spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { existsSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import autocannon from 'autocannon';
-import { Redis } from 'ioredis';
-import pg from 'pg';
+import { join } from 'node:path';
+import * as lib from './lib.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const { root, freePort, withClient, stopProcess } = lib;
 const log = (...a) => console.error('[bench:contacts]', ...a);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -60,115 +54,6 @@ const env = {
   NODE_OPTIONS: '',
 };
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-async function freePort() {
-  return new Promise((ok, fail) => {
-    const srv = createServer();
-    srv.once('error', fail);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => ok(port));
-    });
-  });
-}
-
-async function withClient(url, fn) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
-async function cli(...args) {
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    [join(root, 'dist/cli.js'), ...args, '--json'],
-    { cwd: root, env },
-  );
-  return JSON.parse(stdout);
-}
-
-/** Spawns a node process and resolves once `ready()` answers true. */
-async function startProcess(script, extraEnv, ready, what) {
-  const proc = spawn(process.execPath, [script], {
-    cwd: root,
-    env: { ...env, ...extraEnv },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  // The service logs each request: read and drop it, as a log shipper would, keeping the start.
-  const keep = (d) => {
-    if (output.length < 20_000) output += d.toString();
-  };
-  proc.stdout.on('data', keep);
-  proc.stderr.on('data', keep);
-  const deadline = Date.now() + 60_000;
-  while (!(await ready().catch(() => false))) {
-    if (proc.exitCode !== null) throw new Error(`${what} exited with ${proc.exitCode}:\n${output}`);
-    if (Date.now() > deadline) throw new Error(`${what} not ready after 60 s:\n${output}`);
-    await sleep(10);
-  }
-  return proc;
-}
-
-async function stopProcess(proc) {
-  if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
-  const exited = new Promise((r) => proc.once('exit', r));
-  proc.kill('SIGTERM');
-  const timer = setTimeout(() => proc.kill('SIGKILL'), 15_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-/** CPU time (user + system) a process has used so far, in ms, from /proc/<pid>/stat. */
-function cpuMs(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-}
-
-async function cannon(url, token, duration, pid) {
-  const cpuBefore = pid ? cpuMs(pid) : 0;
-  const result = await autocannon({
-    url,
-    connections: CONNECTIONS,
-    duration,
-    headers: { authorization: `Bearer ${token}` },
-  });
-  return {
-    requests_per_s: Math.round(result.requests.average),
-    p50_ms: result.latency.p50,
-    p99_ms: result.latency.p99,
-    non_2xx: result.non2xx,
-    errors: result.errors + result.timeouts,
-    total: result.requests.total,
-    bytes_per_response: result.requests.total
-      ? Math.round(result.throughput.total / result.requests.total)
-      : null,
-    cpu_ms_per_request: pid
-      ? Math.round(((cpuMs(pid) - cpuBefore) / result.requests.total) * 1000) / 1000
-      : null,
-  };
-}
-
-async function deleteRedisPrefix(prefix) {
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length) await redis.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
-}
-
 /** The baseline's cursor for the same keyset position as a service cursor (same payload, its own key). */
 function baselineCursor(workspaceId, serviceCursor) {
   const body = serviceCursor.split('.')[0];
@@ -185,6 +70,13 @@ async function getJson(url, token) {
   if (res.status !== 200) throw new Error(`${url} answered ${res.status}: ${await res.text()}`);
   return res.json();
 }
+
+const cli = (...args) => lib.cli(env, ...args);
+const startProcess = async (script, extraEnv, ready, what) =>
+  (await lib.startProcess({ env: { ...env, ...extraEnv }, script, ready, what })).proc;
+const cannon = (url, token, duration, pid) =>
+  lib.cannon({ url, token, duration, pid, connections: CONNECTIONS });
+const deleteRedisPrefix = (prefix) => lib.deleteRedisPrefix(redisUrl, prefix);
 
 const round = (x, d = 3) => Math.round(x * 10 ** d) / 10 ** d;
 

@@ -20,19 +20,14 @@
  * scratch database is created and dropped. REDIS_URL (default redis://127.0.0.1:6379) with a private
  * key prefix, deleted afterwards. Progress goes to stderr; figures to stdout, then one JSON line.
  */
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { existsSync } from 'node:fs';
 import { loadavg, cpus } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import autocannon from 'autocannon';
-import { Redis } from 'ioredis';
-import pg from 'pg';
+import { join } from 'node:path';
+import * as lib from './lib.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const { root, sleep, freePort, withClient, stopProcess, httpOk, rssMb } = lib;
 const log = (...a) => console.error('[bench]', ...a);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -66,117 +61,23 @@ const env = {
   NODE_OPTIONS: '',
 };
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-async function freePort() {
-  return new Promise((ok, fail) => {
-    const srv = createServer();
-    srv.once('error', fail);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => ok(port));
-    });
-  });
-}
-
-async function admin(sql) {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-async function cli(...args) {
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    [join(root, 'dist/cli.js'), ...args, '--json'],
-    {
-      cwd: root,
-      env,
-    },
-  );
-  return JSON.parse(stdout);
-}
-
-/** Spawns a node process and resolves once `ready()` answers true; returns the child and the elapsed ms. */
-async function startProcess(script, extraEnv, ready, what) {
-  const started = process.hrtime.bigint();
-  const nodeArgs =
-    script === 'dist/main.js' && process.env.BENCH_SERVICE_NODE_ARGS
-      ? process.env.BENCH_SERVICE_NODE_ARGS.split(' ')
-      : [];
-  const proc = spawn(process.execPath, [...nodeArgs, script], {
-    cwd: root,
+const admin = (sql) => withClient(adminUrl, (c) => c.query(sql));
+const cli = (...args) => lib.cli(env, ...args);
+/** The service may get node flags (BENCH_SERVICE_NODE_ARGS, e.g. `--cpu-prof`). */
+const startProcess = (script, extraEnv, ready, what) =>
+  lib.startProcess({
     env: { ...env, ...extraEnv },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    script,
+    ready,
+    what,
+    nodeArgs:
+      script === 'dist/main.js' && process.env.BENCH_SERVICE_NODE_ARGS
+        ? process.env.BENCH_SERVICE_NODE_ARGS.split(' ')
+        : [],
   });
-  let output = '';
-  let tail = '';
-  const keep = (d) => {
-    // The service logs each request: read and drop it, as a log shipper would, keeping the start and end.
-    if (output.length < 20_000) output += d.toString();
-    tail = (tail + d.toString()).slice(-5000);
-  };
-  proc.stdout.on('data', keep);
-  proc.stderr.on('data', keep);
-  const deadline = Date.now() + 60_000;
-  while (!(await ready().catch(() => false))) {
-    if (proc.exitCode !== null) throw new Error(`${what} exited with ${proc.exitCode}:\n${output}`);
-    if (Date.now() > deadline) throw new Error(`${what} not ready after 60 s:\n${output}`);
-    await sleep(10);
-  }
-  const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  return { proc, ms, output: () => output, tail: () => tail };
-}
-
-async function stopProcess(proc) {
-  if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
-  const exited = new Promise((r) => proc.once('exit', r));
-  proc.kill('SIGTERM');
-  const timer = setTimeout(() => proc.kill('SIGKILL'), 15_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-const httpOk = (url) => async () => (await fetch(url)).status === 200;
-
-/** CPU time (user + system) a process has used so far, in ms, from /proc/<pid>/stat. */
-function cpuMs(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (100/s)
-}
-
-function rssMb(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN);
-  return Math.round((kb / 1024) * 10) / 10;
-}
-
-async function cannon(url, token, duration, pid) {
-  const cpuBefore = pid ? cpuMs(pid) : 0;
-  const result = await autocannon({
-    url,
-    connections: CONNECTIONS,
-    duration,
-    headers: { authorization: `Bearer ${token}` },
-  });
-  return {
-    requests_per_s: Math.round(result.requests.average),
-    p50_ms: result.latency.p50,
-    p99_ms: result.latency.p99,
-    non_2xx: result.non2xx,
-    errors: result.errors + result.timeouts,
-    total: result.requests.total,
-    // Independent of how busy the machine is: the server's own CPU time per answered request.
-    cpu_ms_per_request: pid
-      ? Math.round(((cpuMs(pid) - cpuBefore) / result.requests.total) * 1000) / 1000
-      : null,
-  };
-}
+const cannon = (url, token, duration, pid) =>
+  lib.cannon({ url, token, duration, pid, connections: CONNECTIONS });
+const deleteRedisPrefix = (prefix) => lib.deleteRedisPrefix(redisUrl, prefix);
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -274,20 +175,6 @@ async function benchMe() {
       log('could not drop database:', e.message),
     );
     await deleteRedisPrefix(redisPrefix).catch((e) => log('could not clean Redis:', e.message));
-  }
-}
-
-async function deleteRedisPrefix(prefix) {
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length) await redis.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
   }
 }
 
