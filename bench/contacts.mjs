@@ -72,8 +72,10 @@ async function getJson(url, token) {
 }
 
 const cli = (...args) => lib.cli(env, ...args);
+// BENCH_NODE_ARGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, is passed to the service and the baseline.
+const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const startProcess = async (script, extraEnv, ready, what) =>
-  (await lib.startProcess({ env: { ...env, ...extraEnv }, script, ready, what })).proc;
+  (await lib.startProcess({ env: { ...env, ...extraEnv }, script, ready, what, nodeArgs })).proc;
 const cannon = (url, token, duration, pid) =>
   lib.cannon({ url, token, duration, pid, connections: CONNECTIONS });
 const deleteRedisPrefix = (prefix) => lib.deleteRedisPrefix(redisUrl, prefix);

@@ -10,6 +10,7 @@ import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 import { appConfig } from '../../config/app-config.js';
 import { derivedKey, hmacSha256, safeEqual } from '../crypto/crypto.js';
 import { ApiError } from './api-error.js';
+import type { PgPool, SqlConditions } from '../../database/pg-pool.js';
 
 export const DEFAULT_PER_PAGE = 25;
 export const MAX_PER_PAGE = 100;
@@ -62,24 +63,28 @@ export function encodeCursor(scope: PageScope, payload: CursorPayload): string {
 }
 
 export function decodeCursor(scope: PageScope, cursor: string): CursorPayload {
-  const invalid = ApiError.validation('cursor', 'cursor is invalid for this list');
+  // Built only on failure: an HttpException captures a stack trace, too dear for every page.
+  const invalid = (): ApiError => ApiError.validation('cursor', 'cursor is invalid for this list');
   const [body, sig, extra] = cursor.split('.');
-  if (!body || !sig || extra !== undefined) throw invalid;
-  if (!safeEqual(Buffer.from(sig), Buffer.from(tag(scope, body)))) throw invalid;
+  if (!body || !sig || extra !== undefined) throw invalid();
+  if (!safeEqual(Buffer.from(sig), Buffer.from(tag(scope, body)))) throw invalid();
+  let payload: CursorPayload;
   try {
-    const payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as CursorPayload;
-    if (
-      (payload.d !== 'n' && payload.d !== 'p') ||
-      typeof payload.t !== 'string' ||
-      payload.i === undefined
-    ) {
-      throw invalid;
-    }
-    if (Number.isNaN(Date.parse(payload.t))) throw invalid;
-    return payload;
+    payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as CursorPayload;
   } catch {
-    throw invalid;
+    throw invalid();
   }
+  if (
+    payload === null ||
+    typeof payload !== 'object' ||
+    (payload.d !== 'n' && payload.d !== 'p') ||
+    typeof payload.t !== 'string' ||
+    (typeof payload.i !== 'number' && typeof payload.i !== 'string') ||
+    Number.isNaN(Date.parse(payload.t))
+  ) {
+    throw invalid();
+  }
+  return payload;
 }
 
 export interface Keyed {
@@ -122,11 +127,54 @@ export async function paginate<T extends ObjectLiteral & Keyed>(
     .addOrderBy(`${alias}.id`, dir)
     .take(perPage + 1)
     .getMany();
+  return pageOf(rows, perPage, cursor, scope, (row) => [row.createdAt, row.id]);
+}
+
+/** A row of a hand-written list query: snake_case columns as pg returns them. */
+export interface RawKeyed {
+  id: number | string;
+  created_at: Date;
+}
+
+/**
+ * The same keyset page as `paginate`, for hot lists that skip the ORM: `select` is `SELECT … FROM t`
+ * (its rows must carry `created_at` and `id` of `t`), `where` is already filtered to the tenant. One
+ * round trip to the pool, no query runner, no entity hydration (bench: GET /contacts).
+ */
+export async function paginateSql<R extends RawKeyed>(
+  pool: PgPool,
+  select: string,
+  where: SqlConditions,
+  query: PageQueryDto,
+  scope: PageScope,
+): Promise<Page<R>> {
+  const perPage = query.per_page ?? DEFAULT_PER_PAGE;
+  const cursor = query.cursor ? decodeCursor(scope, query.cursor) : undefined;
+  const backwards = cursor?.d === 'p';
+  if (cursor)
+    where.where(`(created_at, id) ${backwards ? '>' : '<'} (?::timestamptz, ?)`, cursor.t, cursor.i);
+  const dir = backwards ? 'ASC' : 'DESC';
+  const sql = `${select} ${where.toSql()} ORDER BY created_at ${dir}, id ${dir} LIMIT ${perPage + 1}`;
+  const { rows } = await pool.query<R>(sql, where.params);
+  return pageOf(rows, perPage, cursor, scope, (row) => [row.created_at, row.id]);
+}
+
+/** Cuts the one-extra-row query result into a page and signs its cursors. */
+function pageOf<T>(
+  rows: T[],
+  perPage: number,
+  cursor: CursorPayload | undefined,
+  scope: PageScope,
+  keyOf: (row: T) => [Date, number | string],
+): Page<T> {
+  const backwards = cursor?.d === 'p';
   const hasMore = rows.length > perPage;
   const items = rows.slice(0, perPage);
   if (backwards) items.reverse();
-  const at = (d: 'n' | 'p', row: T): string =>
-    encodeCursor(scope, { d, t: row.createdAt.toISOString(), i: row.id });
+  const at = (d: 'n' | 'p', row: T): string => {
+    const [t, i] = keyOf(row);
+    return encodeCursor(scope, { d, t: t.toISOString(), i });
+  };
   const first = items[0];
   const last = items[items.length - 1];
   const nextCursor = backwards ? (last ? at('n', last) : null) : hasMore && last ? at('n', last) : null;

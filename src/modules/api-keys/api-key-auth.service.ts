@@ -7,6 +7,7 @@ import type { Principal } from '../../common/auth/principal.js';
 import { DEFAULT_RATE_LIMIT } from '../../common/auth/scopes.js';
 import { appConfig } from '../../config/app-config.js';
 import { logger } from '../../common/logging/logger.js';
+import { pgPool } from '../../database/pg-pool.js';
 
 interface KeyRow {
   id: number;
@@ -42,10 +43,6 @@ const LAST_USED_EVERY_MS = 60_000;
  */
 export const CACHE_TTL_MS = 1000;
 const CACHE_MAX = 10_000;
-
-interface PgPoolLike {
-  query(sql: string, values: unknown[]): Promise<{ rows: KeyRow[] }>;
-}
 
 @Injectable()
 export class ApiKeyAuthService {
@@ -86,8 +83,7 @@ export class ApiKeyAuthService {
     const hit = this.cache.get(hash);
     if (hit && hit.until > now) return hit.row;
     // The pg pool directly: one indexed query, without the ORM's per-call query runner.
-    const pool = (this.db.driver as unknown as { master: PgPoolLike }).master;
-    const row = (await pool.query(LOOKUP_SQL, [hash])).rows[0];
+    const row = (await pgPool(this.db).query<KeyRow>(LOOKUP_SQL, [hash])).rows[0];
     if (!row) {
       this.cache.delete(hash);
       return undefined;

@@ -9,6 +9,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { logger } from '../../common/logging/logger.js';
 import { appConfig } from '../../config/app-config.js';
+import { pgPool, type PgClient } from '../../database/pg-pool.js';
 import { onOutboxWrite, OUTBOX_CHANNEL } from '../events/outbox.js';
 import { Waker } from './loop.js';
 import { OCCURRED_AT_ISO, WebhookDeliveryWorker, type ClaimedRow } from './webhook-delivery.worker.js';
@@ -16,15 +17,6 @@ import { webhookSettings } from './webhook-settings.js';
 
 const BATCH = 1000;
 const FIRST_BATCH = 100;
-
-interface PgClient {
-  on(event: 'notification' | 'error', listener: () => void): void;
-  query(sql: string): Promise<unknown>;
-  release(err?: boolean): void;
-}
-interface PgPool {
-  connect(): Promise<PgClient>;
-}
 
 const DISPATCH_SQL = `
 WITH ev AS (
@@ -88,7 +80,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   private loop: Promise<void> | null = null;
   private readonly waker = new Waker();
   private unsubscribe: (() => void) | null = null;
-  private listener: { release(err?: boolean): void } | null = null;
+  private listener: PgClient | null = null;
   /** After an idle pass, take a small first batch so the first deliveries start at once. */
   private idle = true;
 
@@ -120,8 +112,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   private async listen(): Promise<void> {
     if (!this.running) return;
     try {
-      const pool = (this.db.driver as unknown as { master: PgPool }).master;
-      const client = await pool.connect();
+      const client = await pgPool(this.db).connect();
       this.listener = client;
       client.on('notification', () => this.waker.wake());
       client.on('error', () => {
