@@ -94,7 +94,9 @@ function rssMb(pid) {
 }
 
 function startService() {
-  const child = spawn(process.execPath, [join(root, 'dist/main.js')], {
+  // BENCH_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) go to the service process.
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, join(root, 'dist/main.js')], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -200,6 +200,28 @@ describe('bulk contact imports', () => {
     expect(rows[1].custom_fields).toEqual({ keep: '1', add: '3' });
   });
 
+  it('stores text exactly as sent: backslashes, tabs, newlines, quotes and non-ASCII survive staging', async () => {
+    const t = await createTenant(app);
+    const awkward = {
+      first_name: 'Back\\slash \\N \\. end',
+      last_name: 'Tab\there "quoted" \'single\'',
+      company: 'Line\nbreak\r\nCRLF',
+      title: 'Zoë 日本 🚀 \u2028',
+      custom_fields: {
+        'key with space': 'tab\there value\\with\\backslashes\n',
+        json: '{"a":[1,"\\u0041"]}',
+      },
+    };
+    const res = await api(app, t.token)
+      .post('/contacts/import')
+      .send({ contacts: [{ email: 'odd@example.com', ...awkward }, { email: 'plain@example.com' }] });
+    expect(res.status).toBe(202);
+    const done = await finished(t, res.body.data.id);
+    expect(done).toMatchObject({ status: 'completed', created_count: 2, error_count: 0 });
+    const [odd] = await contacts(t.workspaceId);
+    expect(odd).toMatchObject(awkward);
+  });
+
   it('refuses malformed requests with 422 naming the field, and checks scopes and tenants', async () => {
     const t = await createTenant(app, { importRowCap: 3 });
     const post = (body: unknown) =>

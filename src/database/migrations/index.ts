@@ -6,10 +6,12 @@ import { Init1795318086464 } from './1795318086464-Init.js';
 import { WorkspaceData1795318342163 } from './1795318342163-WorkspaceData.js';
 import { SendingCounters1795318644311 } from './1795318644311-SendingCounters.js';
 import { WebhookDeliveryLog1795318744410 } from './1795318744410-WebhookDeliveryLog.js';
+import { LighterOutbox1795327746302 } from './1795327746302-LighterOutbox.js';
 
 export const MIGRATIONS: Array<new () => object> = [
   Init1795318086464,
   WorkspaceData1795318342163,
   SendingCounters1795318644311,
   WebhookDeliveryLog1795318744410,
+  LighterOutbox1795327746302,
 ];

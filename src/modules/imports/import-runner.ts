@@ -98,11 +98,11 @@ const isoOrNow = (col: string): string => `CASE WHEN ${col} = t.now3 THEN t.now_
  * The contact of CONTRACT §4 (as src/modules/contacts/contact-view.ts shows it), built in SQL so a
  * chunk's `contact.created` events are written by the same statement that inserts the contacts.
  */
-const CONTACT_JSON = `jsonb_build_object(
+const CONTACT_JSON = `json_build_object(
   'id', ins.id, 'email', ins.email, 'first_name', ins.first_name, 'last_name', ins.last_name,
   'company', ins.company, 'title', ins.title, 'phone', ins.phone, 'timezone', ins.timezone,
   'custom_fields', ins.custom_fields, 'stage', ins.stage, 'sendable', ins.suppression_reason IS NULL,
-  'suppression', CASE WHEN ins.suppression_reason IS NULL THEN NULL ELSE jsonb_build_object(
+  'suppression', CASE WHEN ins.suppression_reason IS NULL THEN NULL ELSE json_build_object(
     'reason', ins.suppression_reason, 'created_at', ${iso('COALESCE(ins.suppressed_at, ins.updated_at)')}) END,
   'source', ins.source, 'created_at', ${isoOrNow('ins.created_at')}, 'updated_at', ${isoOrNow('ins.updated_at')})`;
 
@@ -124,7 +124,7 @@ WITH ${SRC}, ins AS (
   RETURNING ${CONTACT_COLUMNS}
 ), ev AS (
   INSERT INTO events (id, workspace_id, type, data, occurred_at)
-  SELECT gen_random_uuid(), $4::uuid, 'contact.created', jsonb_build_object('contact', ${CONTACT_JSON}), now()
+  SELECT gen_random_uuid(), $4::uuid, 'contact.created', json_build_object('contact', ${CONTACT_JSON}), now()
   FROM ins CROSS JOIN (
     SELECT now()::timestamptz(3) AS now3, to_char(now()::timestamptz(3) AT TIME ZONE 'UTC', ${ISO_FORMAT}) AS now_iso
   ) t

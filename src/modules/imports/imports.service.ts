@@ -3,7 +3,10 @@
  * same transaction as the batch row (so any worker can run or resume it), and reads batches back.
  * Running a batch is ImportRunner's job; enqueueing it is the caller's (controller or CLI).
  */
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { Injectable } from '@nestjs/common';
+import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { ApiError } from '../../common/http/api-error.js';
@@ -20,8 +23,12 @@ export interface ImportInput {
   update_existing?: boolean | null;
 }
 
-/** Staged rows per INSERT statement. */
-const STAGE_BATCH = 5000;
+/** Staged rows per COPY write. */
+const STAGE_BATCH = 2000;
+
+interface PgClientForCopy {
+  query(stream: CopyStreamQuery): CopyStreamQuery;
+}
 
 interface Plan {
   import_row_cap: number;
@@ -146,14 +153,25 @@ export class ImportsService {
     }
   }
 
-  /** Bulk insert of the staged rows: one statement per STAGE_BATCH rows, unnested from a jsonb array. */
+  /**
+   * Streams the staged rows into import_rows with COPY (pg-copy-streams) on the transaction's own
+   * connection: about twice as fast as INSERT … jsonb_array_elements, with no multi-megabyte parameter
+   * (bench/imports.mjs). Text format: tab-separated, the JSON with its backslashes doubled (JSON text
+   * never holds a raw tab, newline or carriage return, the only other characters COPY treats specially).
+   */
   private async stage(m: EntityManager, importId: number, rows: StagedRow[]): Promise<void> {
-    for (let i = 0; i < rows.length; i += STAGE_BATCH) {
-      await m.query(
-        `INSERT INTO import_rows (import_id, row_number, data)
-         SELECT $1, $2 + t.ord::int, t.value FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS t(value, ord)`,
-        [importId, i, JSON.stringify(rows.slice(i, i + STAGE_BATCH))],
-      );
-    }
+    const client = (await m.queryRunner!.connect()) as PgClientForCopy;
+    const copy = client.query(copyFrom('COPY import_rows (import_id, row_number, data) FROM STDIN'));
+    const lines = async function* (): AsyncGenerator<string> {
+      for (let i = 0; i < rows.length; i += STAGE_BATCH) {
+        let text = '';
+        const end = Math.min(i + STAGE_BATCH, rows.length);
+        for (let r = i; r < end; r += 1) {
+          text += `${importId}\t${r + 1}\t${JSON.stringify(rows[r]).replaceAll('\\', '\\\\')}\n`;
+        }
+        yield text;
+      }
+    };
+    await pipeline(Readable.from(lines()), copy);
   }
 }
