@@ -2,7 +2,8 @@
  * Tuning knobs of the webhook workers. The contract's settings (retry schedule, allowed test hosts)
  * live in appConfig(); these are module-local overrides, read when the workers start.
  * - WEBHOOK_TIMEOUT_MS: per-attempt deadline (default 10000, CONTRACT §6); tests shorten it.
- * - WEBHOOK_CONCURRENCY: attempts in flight per process (default 128).
+ * - WEBHOOK_CONCURRENCY: attempts in flight per process (default 256; at most 64
+ *   connections per endpoint origin, the rest wait in its pool).
  * - WEBHOOK_POLL_MS: how often the outbox and due deliveries are polled (default 250).
  */
 export interface WebhookSettings {
@@ -22,7 +23,7 @@ function intEnv(name: string, fallback: number, min: number, max: number): numbe
 export function webhookSettings(): WebhookSettings {
   return {
     timeoutMs: intEnv('WEBHOOK_TIMEOUT_MS', 10_000, 50, 60_000),
-    concurrency: intEnv('WEBHOOK_CONCURRENCY', 128, 1, 2048),
+    concurrency: intEnv('WEBHOOK_CONCURRENCY', 256, 1, 2048),
     pollMs: intEnv('WEBHOOK_POLL_MS', 250, 10, 60_000),
   };
 }
