@@ -157,6 +157,32 @@ describe('sending engine (real SMTP)', () => {
     expect(inbox.sent_today).toBe(2);
   });
 
+  it('with unsubscribe_footer_enabled false the body carries no footer; both unsubscribe headers stay', async () => {
+    const t = await createTenant(app);
+    await q(
+      `UPDATE workspaces SET config = config || '{"unsubscribe_footer_enabled": false}'::jsonb WHERE id = $1`,
+      [t.workspaceId],
+    );
+    const c = await seedCampaign(q, {
+      workspaceId: t.workspaceId,
+      smtpPort: sink.port,
+      steps: [{ subject: 'No footer {{ first_name }}', body: 'Just the body, {{ first_name }}.' }],
+    });
+    const contactId = await seedContact(q, t.workspaceId, 'nofooter@example.com', { first_name: 'Grace' });
+    const enrollmentId = await seedEnrollment(q, t.workspaceId, c.campaignId, contactId);
+    await waitFor(
+      async () =>
+        (await one<{ status: string }>('SELECT status FROM enrollments WHERE id = $1', [enrollmentId]))
+          .status === 'completed',
+      'enrollment completed',
+    );
+    const [mail] = mailsTo('nofooter@example.com');
+    const lu = String(rawHeader(mail.raw, 'List-Unsubscribe'));
+    expect(lu).toMatch(/^<http:\/\/service\.test\/u\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+>$/);
+    expect(rawHeader(mail.raw, 'List-Unsubscribe-Post')).toBe('List-Unsubscribe=One-Click');
+    expect(String(mail.parsed.text).trim()).toBe('Just the body, Grace.');
+  });
+
   it('one-click unsubscribe suppresses, stops active and paused enrollments, counts once; GET shows a form', async () => {
     const t = await createTenant(app);
     const c = await seedCampaign(q, {
