@@ -222,39 +222,50 @@ export function normaliseContact(input: unknown): StagedContact {
   return out;
 }
 
-/** Normalises rows (JSON objects, or CSV records already mapped to objects) and marks duplicates. */
-export function stageRows(inputs: Iterable<unknown>, csvProblems?: Map<number, RowProblem>): StagedImport {
-  const rows: StagedRow[] = [];
-  const seen = new Set<string>();
-  let valid = 0;
-  let invalid = 0;
-  let duplicates = 0;
-  let index = 0;
-  for (const input of inputs) {
-    index += 1;
-    const problem = csvProblems?.get(index);
+/**
+ * Normalises rows one at a time, in input order, and marks duplicates; keeps the counts. Lets the
+ * request stream staged rows into PostgreSQL while it is still normalising the rest.
+ */
+export class RowStager {
+  valid = 0;
+  invalid = 0;
+  duplicates = 0;
+  private readonly seen = new Set<string>();
+  private index = 0;
+
+  constructor(private readonly csvProblems?: Map<number, RowProblem>) {}
+
+  /** The staged value of the next input row. */
+  stage(input: unknown): StagedRow {
+    this.index += 1;
+    const problem = this.csvProblems?.get(this.index);
     if (problem) {
-      rows.push({ _error: problem });
-      invalid += 1;
-      continue;
+      this.invalid += 1;
+      return { _error: problem };
     }
     try {
       const contact = normaliseContact(input);
-      if (seen.has(contact.email)) {
-        rows.push({ _dup: true });
-        duplicates += 1;
-      } else {
-        seen.add(contact.email);
-        rows.push(contact);
-        valid += 1;
+      if (this.seen.has(contact.email)) {
+        this.duplicates += 1;
+        return { _dup: true };
       }
+      this.seen.add(contact.email);
+      this.valid += 1;
+      return contact;
     } catch (err) {
       if (!(err instanceof RowError)) throw err;
-      rows.push({ _error: { field: err.field, message: err.message } });
-      invalid += 1;
+      this.invalid += 1;
+      return { _error: { field: err.field, message: err.message } };
     }
   }
-  return { rows, valid, invalid, duplicates };
+}
+
+/** Normalises rows (JSON objects, or CSV records already mapped to objects) and marks duplicates. */
+export function stageRows(inputs: Iterable<unknown>, csvProblems?: Map<number, RowProblem>): StagedImport {
+  const stager = new RowStager(csvProblems);
+  const rows: StagedRow[] = [];
+  for (const input of inputs) rows.push(stager.stage(input));
+  return { rows, valid: stager.valid, invalid: stager.invalid, duplicates: stager.duplicates };
 }
 
 export interface CsvRecords {

@@ -13,7 +13,7 @@ import { ApiError } from '../../common/http/api-error.js';
 import { paginate, type Page, type PageQueryDto } from '../../common/http/pagination.js';
 import { ImportBatch } from './entities/import-batch.entity.js';
 import { capCheck } from './import-runner.js';
-import { ImportInputError, readCsv, stageRows, type StagedImport, type StagedRow } from './import-rows.js';
+import { ImportInputError, readCsv, RowStager } from './import-rows.js';
 import { toImportView, type ImportView } from './import-view.js';
 import { ImportsRepository } from './imports.repository.js';
 
@@ -53,17 +53,20 @@ export class ImportsService {
     if (!hasContacts && !hasCsv) throw ApiError.validation('contacts', 'contacts or csv is required');
     const field = hasContacts ? 'contacts' : 'csv';
     const plan = await this.plan(workspaceId);
-    let staged: StagedImport;
+    let inputs: unknown[];
+    let stager: RowStager;
     try {
       if (hasContacts) {
         const rows = input.contacts!;
         if (!Array.isArray(rows)) throw new ImportInputError('contacts', 'contacts must be an array');
         this.checkRowCap(field, rows.length, plan);
-        staged = stageRows(rows);
+        inputs = rows;
+        stager = new RowStager();
       } else {
         const { records, problems } = readCsv(input.csv!);
         this.checkRowCap(field, records.length, plan);
-        staged = stageRows(records, problems);
+        inputs = records;
+        stager = new RowStager(problems);
       }
     } catch (err) {
       if (err instanceof ImportInputError) throw ApiError.validation(err.field, err.message);
@@ -76,12 +79,14 @@ export class ImportsService {
           status: 'queued',
           source,
           updateExisting: input.update_existing ?? true,
-          totalRows: staged.rows.length,
+          totalRows: inputs.length, // one staged row per input row
         },
         m,
       );
-      await this.stage(m, created.id, staged.rows);
-      const { newContacts, room } = await capCheck(m, created.id, workspaceId, 0, staged.valid);
+      // Rows are normalised as COPY consumes them: PostgreSQL stores one part while this process
+      // normalises the next. The stager's counts are complete once the COPY has ended.
+      await this.stage(m, created.id, inputs, stager);
+      const { newContacts, room } = await capCheck(m, created.id, workspaceId, 0, stager.valid);
       if (newContacts > room) {
         throw ApiError.validation(
           field,
@@ -159,15 +164,21 @@ export class ImportsService {
    * (bench/imports.mjs). Text format: tab-separated, the JSON with its backslashes doubled (JSON text
    * never holds a raw tab, newline or carriage return, the only other characters COPY treats specially).
    */
-  private async stage(m: EntityManager, importId: number, rows: StagedRow[]): Promise<void> {
+  private async stage(
+    m: EntityManager,
+    importId: number,
+    inputs: unknown[],
+    stager: RowStager,
+  ): Promise<void> {
     const client = (await m.queryRunner!.connect()) as PgClientForCopy;
     const copy = client.query(copyFrom('COPY import_rows (import_id, row_number, data) FROM STDIN'));
     const lines = async function* (): AsyncGenerator<string> {
-      for (let i = 0; i < rows.length; i += STAGE_BATCH) {
+      for (let i = 0; i < inputs.length; i += STAGE_BATCH) {
         let text = '';
-        const end = Math.min(i + STAGE_BATCH, rows.length);
+        const end = Math.min(i + STAGE_BATCH, inputs.length);
         for (let r = i; r < end; r += 1) {
-          text += `${importId}\t${r + 1}\t${JSON.stringify(rows[r]).replaceAll('\\', '\\\\')}\n`;
+          const staged = stager.stage(inputs[r]);
+          text += `${importId}\t${r + 1}\t${JSON.stringify(staged).replaceAll('\\', '\\\\')}\n`;
         }
         yield text;
       }
