@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -47,6 +48,54 @@ export class CampaignScheduleDto {
   end_time: string;
 }
 
+/** A nullable field: absent and null both skip the checks (null clears it). */
+const NullableOr = (): PropertyDecorator => ValidateIf((_, v) => v !== null && v !== undefined);
+
+/** The campaign fields create and update share, validated the same way in both. */
+const Field = {
+  sequenceId: (description: string): PropertyDecorator =>
+    applyDecorators(
+      ApiPropertyOptional({ type: Number, nullable: true, description }),
+      NullableOr(),
+      IsInt(),
+      Min(1),
+      Max(2_147_483_647),
+    ),
+  inboxIds: (): PropertyDecorator =>
+    applyDecorators(
+      ApiPropertyOptional({ type: [String], format: 'uuid', maxItems: MAX_CAMPAIGN_INBOXES }),
+      IsOptionalNotNull(),
+      IsArray(),
+      ArrayMaxSize(MAX_CAMPAIGN_INBOXES),
+      ArrayUnique(),
+      IsUUID('all', { each: true }),
+    ),
+  schedule: (): PropertyDecorator =>
+    applyDecorators(
+      ApiPropertyOptional({ type: CampaignScheduleDto, nullable: true }),
+      NullableOr(),
+      IsObject(),
+      ValidateNested(),
+      Type(() => CampaignScheduleDto),
+    ),
+  dailyLimit: (description?: string): PropertyDecorator =>
+    applyDecorators(
+      ApiPropertyOptional({
+        type: Number,
+        nullable: true,
+        minimum: 1,
+        maximum: 100000,
+        ...(description ? { description } : {}),
+      }),
+      NullableOr(),
+      IsInt(),
+      Min(1),
+      Max(100000),
+    ),
+  stopOnReply: (options: { default?: boolean } = {}): PropertyDecorator =>
+    applyDecorators(ApiPropertyOptional(options), IsOptionalNotNull(), IsBoolean()),
+};
+
 export class CreateCampaignDto {
   @ApiProperty({ minLength: 1, maxLength: 200 })
   @IsString()
@@ -54,44 +103,19 @@ export class CreateCampaignDto {
   @NoNulCharacters()
   name: string;
 
-  @ApiPropertyOptional({ type: Number, nullable: true, description: 'A sequence of this workspace' })
-  @ValidateIf((_, v) => v !== null && v !== undefined)
-  @IsInt()
-  @Min(1)
-  @Max(2_147_483_647)
+  @Field.sequenceId('A sequence of this workspace')
   sequence_id?: number | null;
 
-  @ApiPropertyOptional({ type: [String], format: 'uuid', maxItems: MAX_CAMPAIGN_INBOXES })
-  @IsOptionalNotNull()
-  @IsArray()
-  @ArrayMaxSize(MAX_CAMPAIGN_INBOXES)
-  @ArrayUnique()
-  @IsUUID('all', { each: true })
+  @Field.inboxIds()
   inbox_ids?: string[];
 
-  @ApiPropertyOptional({ type: CampaignScheduleDto, nullable: true })
-  @ValidateIf((_, v) => v !== null && v !== undefined)
-  @IsObject()
-  @ValidateNested()
-  @Type(() => CampaignScheduleDto)
+  @Field.schedule()
   schedule?: CampaignScheduleDto | null;
 
-  @ApiPropertyOptional({
-    type: Number,
-    nullable: true,
-    minimum: 1,
-    maximum: 100000,
-    description: 'Sends per UTC day across the campaign; null = no campaign cap',
-  })
-  @ValidateIf((_, v) => v !== null && v !== undefined)
-  @IsInt()
-  @Min(1)
-  @Max(100000)
+  @Field.dailyLimit('Sends per UTC day across the campaign; null = no campaign cap')
   daily_limit?: number | null;
 
-  @ApiPropertyOptional({ default: true })
-  @IsOptionalNotNull()
-  @IsBoolean()
+  @Field.stopOnReply({ default: true })
   stop_on_reply?: boolean;
 }
 
@@ -103,38 +127,19 @@ export class UpdateCampaignDto {
   @NoNulCharacters()
   name?: string;
 
-  @ApiPropertyOptional({ type: Number, nullable: true, description: 'Only while the campaign is draft' })
-  @ValidateIf((_, v) => v !== null && v !== undefined)
-  @IsInt()
-  @Min(1)
-  @Max(2_147_483_647)
+  @Field.sequenceId('Only while the campaign is draft')
   sequence_id?: number | null;
 
-  @ApiPropertyOptional({ type: [String], format: 'uuid', maxItems: MAX_CAMPAIGN_INBOXES })
-  @IsOptionalNotNull()
-  @IsArray()
-  @ArrayMaxSize(MAX_CAMPAIGN_INBOXES)
-  @ArrayUnique()
-  @IsUUID('all', { each: true })
+  @Field.inboxIds()
   inbox_ids?: string[];
 
-  @ApiPropertyOptional({ type: CampaignScheduleDto, nullable: true })
-  @ValidateIf((_, v) => v !== null && v !== undefined)
-  @IsObject()
-  @ValidateNested()
-  @Type(() => CampaignScheduleDto)
+  @Field.schedule()
   schedule?: CampaignScheduleDto | null;
 
-  @ApiPropertyOptional({ type: Number, nullable: true, minimum: 1, maximum: 100000 })
-  @ValidateIf((_, v) => v !== null && v !== undefined)
-  @IsInt()
-  @Min(1)
-  @Max(100000)
+  @Field.dailyLimit()
   daily_limit?: number | null;
 
-  @ApiPropertyOptional()
-  @IsOptionalNotNull()
-  @IsBoolean()
+  @Field.stopOnReply()
   stop_on_reply?: boolean;
 
   @ApiPropertyOptional({
