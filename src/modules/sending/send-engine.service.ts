@@ -102,6 +102,19 @@ type Claimed = Pick<
   'id' | 'workspaceId' | 'campaignId' | 'contactId' | 'status' | 'currentStep' | 'inboxId'
 >;
 
+/** The engine's enrollment from a raw `enrollments` row (snake_case, as pg returns it). */
+function claimedFromRow(r: Record<string, unknown>): Claimed {
+  return {
+    id: Number(r.id),
+    workspaceId: r.workspace_id as string,
+    campaignId: Number(r.campaign_id),
+    contactId: Number(r.contact_id),
+    status: r.status as Enrollment['status'],
+    currentStep: Number(r.current_step),
+    inboxId: (r.inbox_id as string | null) ?? null,
+  };
+}
+
 type Outcome = 'sent' | 'deferred' | 'stopped' | 'bounced' | 'failed' | 'skipped';
 
 /** What one tick shares between its sends: capacity held in blocks and the group finaliser. */
@@ -326,15 +339,7 @@ export class SendEngine {
       [enrollmentId],
     );
     if (!locked || locked.status !== 'active') return 'skipped';
-    const enrollment: Claimed = {
-      id: Number(locked.id),
-      workspaceId: locked.workspace_id as string,
-      campaignId: Number(locked.campaign_id),
-      contactId: Number(locked.contact_id),
-      status: locked.status as Enrollment['status'],
-      currentStep: Number(locked.current_step),
-      inboxId: (locked.inbox_id as string | null) ?? null,
-    };
+    const enrollment = claimedFromRow(locked);
     const ws = enrollment.workspaceId;
     const now = new Date();
 
@@ -546,15 +551,7 @@ export class SendEngine {
     const drafts: Array<Omit<Prepared, 'messageRowId' | 'threadId'> & { threadId: number | null }> = [];
     for (const r of found) {
       if (r.campaign_status !== 'active') continue;
-      const enrollment: Claimed = {
-        id: Number(r.id),
-        workspaceId: r.workspace_id as string,
-        campaignId: Number(r.campaign_id),
-        contactId: Number(r.contact_id),
-        status: r.status as Enrollment['status'],
-        currentStep: Number(r.current_step),
-        inboxId: (r.inbox_id as string | null) ?? null,
-      };
+      const enrollment = claimedFromRow(r);
       const steps = [...((r.steps as SequenceStep[]) ?? [])].sort((a, b) => a.position - b.position);
       const step = steps[enrollment.currentStep];
       if (!step) continue;
