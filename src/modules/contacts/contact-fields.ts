@@ -2,7 +2,8 @@
  * The rules of a contact's fields (CONTRACT §4), in one place for the API, imports and the CLI:
  * email normalisation, IANA time zones, custom-field limits, and filter value parsers.
  */
-import { isEmail, registerDecorator, type ValidationOptions } from 'class-validator';
+import { isEmail, type ValidationOptions } from 'class-validator';
+import { Check } from '../../common/http/check.js';
 
 export const EMAIL_MAX_LENGTH = 254;
 export const TEXT_FIELD_MAX_LENGTH = 255;
@@ -72,48 +73,30 @@ export function customFieldsProblem(value: unknown): string | undefined {
   return undefined;
 }
 
-export function IsCustomFields(options?: ValidationOptions): PropertyDecorator {
-  return (target: object, propertyName: string | symbol) =>
-    registerDecorator({
-      name: 'isCustomFields',
-      target: target.constructor,
-      propertyName: propertyName as string,
-      options,
-      validator: {
-        validate: (value: unknown) => customFieldsProblem(value) === undefined,
-        defaultMessage: (args) => customFieldsProblem(args?.value) ?? 'custom_fields is invalid',
-      },
-    });
-}
+export const IsCustomFields = (options?: ValidationOptions): PropertyDecorator =>
+  Check(
+    'isCustomFields',
+    (value) => customFieldsProblem(value) === undefined,
+    (_property, value) => customFieldsProblem(value) ?? 'custom_fields is invalid',
+    options,
+  );
 
-export function IsIanaTimezone(options?: ValidationOptions): PropertyDecorator {
-  return (target: object, propertyName: string | symbol) =>
-    registerDecorator({
-      name: 'isIanaTimezone',
-      target: target.constructor,
-      propertyName: propertyName as string,
-      options,
-      validator: {
-        validate: (value: unknown) => canonicalTimezone(value) !== undefined,
-        defaultMessage: (args) => `${args?.property ?? 'timezone'} must be an IANA time zone name or null`,
-      },
-    });
-}
+export const IsIanaTimezone = (options?: ValidationOptions): PropertyDecorator =>
+  Check(
+    'isIanaTimezone',
+    (value) => canonicalTimezone(value) !== undefined,
+    (property) => `${property} must be an IANA time zone name or null`,
+    options,
+  );
 
 /** Postgres rejects NUL bytes in text; refuse them at the edge instead of answering 500. */
-export function HasNoNul(options?: ValidationOptions): PropertyDecorator {
-  return (target: object, propertyName: string | symbol) =>
-    registerDecorator({
-      name: 'hasNoNul',
-      target: target.constructor,
-      propertyName: propertyName as string,
-      options,
-      validator: {
-        validate: (value: unknown) => typeof value !== 'string' || !value.includes('\u0000'),
-        defaultMessage: (args) => `${args?.property ?? 'value'} must not contain NUL characters`,
-      },
-    });
-}
+export const HasNoNul = (options?: ValidationOptions): PropertyDecorator =>
+  Check(
+    'hasNoNul',
+    (value) => typeof value !== 'string' || !value.includes('\u0000'),
+    (property) => `${property} must not contain NUL characters`,
+    options,
+  );
 
 const TIMESTAMP_RE =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?(Z|[+-]\d{2}:?\d{2}))?$/;

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min, registerDecorator } from 'class-validator';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { Check } from '../../../common/http/check.js';
 import { PageQueryDto } from '../../../common/http/pagination.js';
 import { isRealDate } from '../../contacts/contact-fields.js';
 
@@ -13,18 +14,8 @@ export function isDay(value: unknown): value is string {
   return !!m && Number(m[1]) >= 1 && isRealDate(Number(m[1]), Number(m[2]), Number(m[3]));
 }
 
-function IsDay(): PropertyDecorator {
-  return (target: object, propertyName: string | symbol) =>
-    registerDecorator({
-      name: 'isDay',
-      target: target.constructor,
-      propertyName: propertyName as string,
-      validator: {
-        validate: isDay,
-        defaultMessage: (args) => `${args?.property ?? 'date'} must be a date YYYY-MM-DD`,
-      },
-    });
-}
+const IsDay = (): PropertyDecorator =>
+  Check('isDay', isDay, (property) => `${property} must be a date YYYY-MM-DD`);
 
 export class DailyMetricsQueryDto extends PageQueryDto {
   @ApiPropertyOptional({

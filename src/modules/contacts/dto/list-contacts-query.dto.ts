@@ -1,19 +1,10 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsIn, IsOptional, registerDecorator } from 'class-validator';
+import { IsIn, IsOptional } from 'class-validator';
+import { Check } from '../../../common/http/check.js';
 import { PageQueryDto } from '../../../common/http/pagination.js';
 import { isValidEmail, normalizeEmail, parseTimestamp } from '../contact-fields.js';
 import { CONTACT_STAGES, type ContactStage } from '../entities/contact.entity.js';
-
-function Check(name: string, test: (value: unknown) => boolean, message: string): PropertyDecorator {
-  return (target: object, propertyName: string | symbol) =>
-    registerDecorator({
-      name,
-      target: target.constructor,
-      propertyName: propertyName as string,
-      validator: { validate: test, defaultMessage: () => message },
-    });
-}
 
 /** `status=new,contacted`: each item a stage, no empty items. */
 export function parseStageList(value: unknown): ContactStage[] | undefined {

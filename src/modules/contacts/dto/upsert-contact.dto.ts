@@ -1,7 +1,8 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsIn, IsOptional, IsString, MaxLength, registerDecorator, ValidateIf } from 'class-validator';
+import { IsIn, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { Check } from '../../../common/http/check.js';
 import {
   CUSTOM_FIELDS_MAX_KEYS,
   EMAIL_MAX_LENGTH,
@@ -15,18 +16,8 @@ import {
 } from '../contact-fields.js';
 import { CONTACT_STAGES, type ContactStage } from '../entities/contact.entity.js';
 
-function IsEmailAddress(): PropertyDecorator {
-  return (target: object, propertyName: string | symbol) =>
-    registerDecorator({
-      name: 'isEmailAddress',
-      target: target.constructor,
-      propertyName: propertyName as string,
-      validator: {
-        validate: (value: unknown) => isValidEmail(value),
-        defaultMessage: (args) => `${args?.property ?? 'email'} must be a valid email address`,
-      },
-    });
-}
+const IsEmailAddress = (): PropertyDecorator =>
+  Check('isEmailAddress', isValidEmail, (property) => `${property} must be a valid email address`);
 
 /** An optional, nullable text field. */
 const Text = (maxLength: number, description?: string): PropertyDecorator =>

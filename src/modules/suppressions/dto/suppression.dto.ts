@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsIn, IsOptional, isFQDN, registerDecorator, ValidateIf } from 'class-validator';
+import { IsIn, IsOptional, isFQDN, ValidateIf } from 'class-validator';
+import { Check } from '../../../common/http/check.js';
 import { PageQueryDto } from '../../../common/http/pagination.js';
 import { EMAIL_MAX_LENGTH, isValidEmail, normalizeEmail } from '../../contacts/contact-fields.js';
 import { SUPPRESSION_REASONS, type SuppressionReason } from '../entities/suppression.entity.js';
@@ -14,16 +15,6 @@ export const isValidDomain = (value: unknown): value is string =>
   typeof value === 'string' &&
   value.length <= 253 &&
   isFQDN(value, { require_tld: true, allow_underscores: false, allow_trailing_dot: false });
-
-function Check(name: string, test: (value: unknown) => boolean, message: string): PropertyDecorator {
-  return (target: object, propertyName: string | symbol) =>
-    registerDecorator({
-      name,
-      target: target.constructor,
-      propertyName: propertyName as string,
-      validator: { validate: test, defaultMessage: () => message },
-    });
-}
 
 /** Exactly one of `email` or `domain` (checked by the service, which names the field). */
 export class CreateSuppressionDto {
