@@ -12,17 +12,13 @@
  * redis://127.0.0.1:6379, a private key prefix). The service runs as a child process
  * (`node dist/main.js`, APP_ROLE=all) exactly as in production. Prints one JSON object on stdout.
  */
-import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { chmodSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import pg from 'pg';
+import { join } from 'node:path';
+import * as lib from './lib.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const { root, sleep, freePort, connect, withClient, stopProcess } = lib;
 const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
 /** Runs of each side (fresh addresses each run); the best and the median are reported. */
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 3));
@@ -36,17 +32,6 @@ const dbUrl = (() => {
   u.pathname = `/${dbName}`;
   return u.toString();
 })();
-
-async function freePort() {
-  return new Promise((ok, fail) => {
-    const srv = createServer();
-    srv.once('error', fail);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = srv.address().port;
-      srv.close(() => ok(port));
-    });
-  });
-}
 
 const port = await freePort();
 const env = {
@@ -63,62 +48,36 @@ const env = {
   PUBLIC_URL: `http://127.0.0.1:${port}`,
 };
 
-async function admin(sql) {
-  const c = new pg.Client({ connectionString: adminUrl });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
+const admin = (sql) => withClient(adminUrl, (c) => c.query(sql));
+const cli = (...args) => lib.cli({ ...env, RUN_MIGRATIONS: 'false' }, ...args);
 
-async function cli(...args) {
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    [join(root, 'dist/cli.js'), ...args, '--json'],
-    {
-      env: { ...env, RUN_MIGRATIONS: 'false' },
-    },
-  );
-  return JSON.parse(stdout);
-}
-
+/** RSS in MB, unrounded; 0 once the process is gone (main() reports why) or has none. */
 function rssMb(pid) {
   try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) / 1024 : 0;
+    return (lib.rssKb(pid) || 0) / 1024;
   } catch {
-    return 0; // the process is gone; main() reports why
+    return 0;
   }
 }
 
-function startService() {
+/** The service, ready once it logs `listening on`; an exit before the run is over is reported. */
+async function startService() {
   // BENCH_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) go to the service process.
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, join(root, 'dist/main.js')], {
+  const { proc, tail } = await lib.startProcess({
     env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    script: join(root, 'dist/main.js'),
+    readyLine: 'listening on',
+    what: 'service',
+    nodeArgs,
   });
-  let out = '';
-  const ready = new Promise((resolve, reject) => {
-    const onData = (d) => {
-      out += d.toString();
-      if (out.includes('listening on')) resolve();
-      if (out.length > 100_000) out = out.slice(-10_000);
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', (code) => {
-      const err = new Error(`service exited (${code}): ${out.slice(-2000)}`);
-      reject(err);
-      if (!stopping) {
-        log(err.message);
-        process.exitCode = 1;
-      }
-    });
+  proc.once('exit', (code) => {
+    if (!stopping) {
+      log(`service exited (${code}): ${tail().slice(-2000)}`);
+      process.exitCode = 1;
+    }
   });
-  return { child, ready };
+  return proc;
 }
 
 function makeRows(n, run = 0) {
@@ -197,13 +156,13 @@ async function copyBaseline(client, rows, workspaceId) {
 
 async function main() {
   await admin(`CREATE DATABASE ${dbName}`);
-  const client = new pg.Client({ connectionString: dbUrl });
+  let client;
   let service;
   try {
     Object.assign(process.env, env);
     const { runMigrations } = await import(join(root, 'dist/database/migrate.js'));
     await runMigrations(dbUrl);
-    await client.connect();
+    client = await connect(dbUrl);
     const org = await cli(
       'org:create',
       '--name',
@@ -223,15 +182,14 @@ async function main() {
       '--scopes',
       'imports:write,imports:read',
     );
-    service = startService();
-    await service.ready;
+    service = await startService();
     const base = `http://127.0.0.1:${port}/api/v1`;
     const headers = { authorization: `Bearer ${key.token}`, 'content-type': 'application/json' };
     const waitDone = async (id) => {
       for (;;) {
         const view = (await (await fetch(`${base}/imports/${id}`, { headers })).json()).data;
         if (view.status === 'completed' || view.status === 'failed') return view;
-        await new Promise((r) => setTimeout(r, 25));
+        await sleep(25);
       }
     };
     // Warm-up: one small import so first-request costs (JIT, pools) are not measured.
@@ -241,10 +199,10 @@ async function main() {
       body: JSON.stringify({ contacts: [{ email: 'warmup@example.com' }] }),
     });
     await waitDone((await warm.json()).data.id);
-    const rssBefore = rssMb(service.child.pid);
+    const rssBefore = rssMb(service.pid);
     let rssPeak = rssBefore;
     const sampler = setInterval(() => {
-      rssPeak = Math.max(rssPeak, rssMb(service.child.pid));
+      rssPeak = Math.max(rssPeak, rssMb(service.pid));
     }, 25);
 
     const runs = [];
@@ -267,7 +225,7 @@ async function main() {
       runs.push({ seconds, acceptedSeconds });
     }
     clearInterval(sampler);
-    rssPeak = Math.max(rssPeak, rssMb(service.child.pid));
+    rssPeak = Math.max(rssPeak, rssMb(service.pid));
     const {
       rows: [{ n }],
     } = await client.query('SELECT count(*)::int AS n FROM contacts WHERE workspace_id = $1', [ws.id]);
@@ -322,20 +280,8 @@ async function main() {
     console.log(JSON.stringify(result));
   } finally {
     stopping = true;
-    if (service) {
-      service.child.kill('SIGTERM');
-      await new Promise((r) => {
-        const t = setTimeout(() => {
-          service.child.kill('SIGKILL');
-          r();
-        }, 8000);
-        service.child.once('exit', () => {
-          clearTimeout(t);
-          r();
-        });
-      });
-    }
-    await client.end().catch(() => {});
+    await stopProcess(service, 8000);
+    await client?.end().catch(() => {});
     await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch((e) => log('drop failed', e.message));
   }
 }

@@ -28,10 +28,16 @@ export async function freePort() {
   });
 }
 
-/** Runs `fn` with a connected pg client on `url`, closing it afterwards. */
-export async function withClient(url, fn) {
+/** A connected pg client on `url`; the caller ends it. */
+export async function connect(url) {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
+  return client;
+}
+
+/** Runs `fn` with a connected pg client on `url`, closing it afterwards. */
+export async function withClient(url, fn) {
+  const client = await connect(url);
   try {
     return await fn(client);
   } finally {
@@ -55,24 +61,37 @@ export async function cli(env, ...args) {
 /**
  * Spawns `node [nodeArgs] script` and resolves once `ready()` answers true; returns the child, the
  * elapsed ms and its output (the start kept, the rest read and dropped as a log shipper would).
+ * Without `ready()`: ready once `readyLine` appears in its output, or, without either, at once.
+ * `stdio` as for spawn(); only the streams piped are kept.
  */
-export async function startProcess({ env, script, ready, what, nodeArgs = [] }) {
+export async function startProcess({
+  env,
+  script,
+  ready,
+  readyLine,
+  what,
+  nodeArgs = [],
+  stdio = ['ignore', 'pipe', 'pipe'],
+}) {
   const started = process.hrtime.bigint();
   const proc = spawn(process.execPath, [...nodeArgs, script], {
     cwd: root,
     env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio,
   });
   let output = '';
   let tail = '';
+  let sawLine = false;
   const keep = (d) => {
     if (output.length < 20_000) output += d.toString();
+    if (readyLine && !sawLine) sawLine = (tail + d.toString()).includes(readyLine);
     tail = (tail + d.toString()).slice(-5000);
   };
-  proc.stdout.on('data', keep);
-  proc.stderr.on('data', keep);
+  proc.stdout?.on('data', keep);
+  proc.stderr?.on('data', keep);
+  const isReady = ready ?? (async () => !readyLine || sawLine);
   const deadline = Date.now() + 60_000;
-  while (!(await ready().catch(() => false))) {
+  while (!(await isReady().catch(() => false))) {
     if (proc.exitCode !== null) throw new Error(`${what} exited with ${proc.exitCode}:\n${output}`);
     if (Date.now() > deadline) throw new Error(`${what} not ready after 60 s:\n${output}`);
     await sleep(10);
@@ -81,11 +100,12 @@ export async function startProcess({ env, script, ready, what, nodeArgs = [] }) 
   return { proc, ms, output: () => output, tail: () => tail };
 }
 
-export async function stopProcess(proc) {
+/** SIGTERM, then SIGKILL if it has not exited after `graceMs`; resolves once it has exited. */
+export async function stopProcess(proc, graceMs = 15_000) {
   if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
   const exited = new Promise((r) => proc.once('exit', r));
   proc.kill('SIGTERM');
-  const timer = setTimeout(() => proc.kill('SIGKILL'), 15_000);
+  const timer = setTimeout(() => proc.kill('SIGKILL'), graceMs);
   await exited;
   clearTimeout(timer);
 }
@@ -99,10 +119,14 @@ export function cpuMs(pid) {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (100/s)
 }
 
-export function rssMb(pid) {
+/** Resident set size in kB from /proc/<pid>/status; NaN when it has none (a zombie). */
+export function rssKb(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN);
-  return Math.round((kb / 1024) * 10) / 10;
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN);
+}
+
+export function rssMb(pid) {
+  return Math.round((rssKb(pid) / 1024) * 10) / 10;
 }
 
 /** autocannon with a bearer token; also the server's own CPU time per answered request (pid given). */

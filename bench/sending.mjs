@@ -15,17 +15,15 @@
  * Uses DATABASE_URL's server (a scratch database is created and dropped) and REDIS_URL (default
  * redis://127.0.0.1:6379, a private key prefix). Progress on stderr; one JSON object on stdout.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import nodemailer from 'nodemailer';
-import pg from 'pg';
 import { SMTPServer } from 'smtp-server';
+import * as lib from './lib.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const { root, sleep, freePort, withClient } = lib;
 const SENDS = Number(process.env.BENCH_SENDS ?? 5000);
 const ENROLLMENTS = Number(process.env.BENCH_ENROLLMENTS ?? 1_000_000);
 const log = (...a) => console.error('[bench:sending]', ...a);
@@ -43,17 +41,6 @@ const dbUrl = (() => {
   return u.toString();
 })();
 
-async function freePort() {
-  return new Promise((ok, fail) => {
-    const srv = createServer();
-    srv.once('error', fail);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = srv.address().port;
-      srv.close(() => ok(port));
-    });
-  });
-}
-
 const env = {
   ...process.env,
   DATABASE_URL: dbUrl,
@@ -70,16 +57,6 @@ const env = {
 };
 // The dist modules below read their configuration from this process's environment.
 Object.assign(process.env, env);
-
-async function withClient(url, fn) {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
-}
 
 // --- the SMTP server --------------------------------------------------------------------------
 let accepted = 0;
@@ -118,10 +95,7 @@ let worker;
 await withClient(adminUrl, (c) => c.query(`CREATE DATABASE ${dbName}`));
 try {
   log(`scratch database ${dbName}; migrating`);
-  execFileSync(process.execPath, [join(root, 'dist/cli.js'), 'migrate', '--json'], {
-    env,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  await lib.cli(env, 'migrate');
   const { sealSettings, hashInboundSecret } = await import(
     join(root, 'dist/modules/inboxes/inbox-credentials.js')
   );
@@ -229,11 +203,15 @@ try {
   const baseline = accepted;
   // BENCH_WORKER_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", to profile the worker.
   const nodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  worker = spawn(process.execPath, [...nodeArgs, join(root, 'dist/main.js')], {
+  const started = await lib.startProcess({
     env: { ...env, RUN_MIGRATIONS: 'false' },
+    script: join(root, 'dist/main.js'),
+    what: 'worker',
+    nodeArgs,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  await new Promise((r) => setTimeout(r, 3000)); // the worker is up and ticking on an empty table
+  worker = started.proc;
+  await sleep(3000); // the worker is up and ticking on an empty table
   log(`enrolling ${SENDS} contacts, due now`);
   const start = await withClient(dbUrl, async (c) => {
     await c.query(
@@ -263,7 +241,7 @@ try {
       if ((row.sent >= SENDS && row.completed >= SENDS) || Date.now() > deadline) {
         return { ...row, finalised_after_seconds: +((performance.now() - start) / 1000).toFixed(2) };
       }
-      await new Promise((ok) => setTimeout(ok, 20));
+      await sleep(20);
     }
   });
   result.engine = {
@@ -277,8 +255,7 @@ try {
     2,
   );
   log('engine:', result.engine);
-  worker.kill('SIGTERM');
-  await new Promise((r) => worker.once('exit', r));
+  await lib.stopProcess(worker);
   worker = undefined;
 
   // --- 2. EXPLAIN with a million enrollments ---------------------------------------------------

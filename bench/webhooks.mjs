@@ -10,15 +10,13 @@
  * (`node dist/main.js`, APP_ROLE=worker) exactly as in production. Env: BENCH_EVENTS (10000),
  * BENCH_RAW_CONCURRENCY (128). Prints one JSON object with the figures on stdout.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
+import { join } from 'node:path';
+import * as lib from './lib.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const { root, sleep, connect, withClient, stopProcess } = lib;
 const require = createRequire(join(root, 'package.json'));
 const { Pool } = require('undici');
 
@@ -48,28 +46,7 @@ const env = {
   PORT: '0',
 };
 
-async function admin(sql) {
-  const c = new pg.Client({ connectionString: adminUrl });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
-
-async function dropRedisPrefix(url, prefix) {
-  const { Redis } = require('ioredis');
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  await redis.connect();
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length) await redis.del(...keys);
-  } while (cursor !== '0');
-  redis.disconnect();
-}
+const admin = (sql) => withClient(adminUrl, (c) => c.query(sql));
 
 function startReceiver() {
   let count = 0;
@@ -128,32 +105,21 @@ async function rawLoop(url, payloads) {
   return { seconds, perSecond: payloads.length / seconds };
 }
 
-function startWorker() {
-  const child = spawn(
-    process.execPath,
-    [...(process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean), join(root, 'dist/main.js')],
-    {
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let out = '';
-  const ready = new Promise((resolve, reject) => {
-    const onData = (d) => {
-      out += d.toString();
-      if (out.includes('workers ready')) resolve();
-      if (out.length > 100_000) out = out.slice(-10_000);
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`worker exited early (${code}): ${out.slice(-2000)}`)));
+/** The worker process (BENCH_WORKER_NODE_ARGS go to it), ready once it logs `workers ready`. */
+async function startWorker() {
+  const { proc } = await lib.startProcess({
+    env,
+    script: join(root, 'dist/main.js'),
+    readyLine: 'workers ready',
+    what: 'worker',
+    nodeArgs: (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean),
   });
-  return { child, ready };
+  return proc;
 }
 
 async function main() {
   await admin(`CREATE DATABASE ${dbName}`);
-  const client = new pg.Client({ connectionString: dbUrl });
+  let client;
   let worker;
   let receiver;
   try {
@@ -164,7 +130,7 @@ async function main() {
     const { generateSecret, signedHeaders, standardKey } = await import(
       join(root, 'dist/modules/webhooks/signing.js')
     );
-    await client.connect();
+    client = await connect(dbUrl);
     receiver = await startReceiver();
 
     const workspaceId = randomUUID();
@@ -200,8 +166,7 @@ async function main() {
        VALUES ($1, $2, ARRAY['contact'], 'enabled', $3)`,
       [workspaceId, receiver.url, seal(secret, encryptionKey)],
     );
-    worker = startWorker();
-    await worker.ready;
+    worker = await startWorker();
     log('worker ready; writing events');
     // The service's run of `batch`: the clock starts once the events are committed (as the raw loop's
     // starts with its payloads built), then waits until each reached the receiver and was recorded.
@@ -232,8 +197,7 @@ async function main() {
       await client.query(`SELECT pg_notify('events_outbox', '')`);
       let trace;
       if (process.env.BENCH_TRACE) {
-        const tc = new pg.Client({ connectionString: dbUrl });
-        await tc.connect();
+        const tc = await connect(dbUrl);
         trace = setInterval(async () => {
           const r = await tc.query(
             `SELECT (SELECT count(*) FROM events WHERE dispatched_at IS NOT NULL)::int AS dispatched,
@@ -259,7 +223,7 @@ async function main() {
           `SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'succeeded'`,
         );
         recorded = r.rows[0].n - before;
-        if (recorded < batch.length) await new Promise((r) => setTimeout(r, 20));
+        if (recorded < batch.length) await sleep(20);
       }
       return {
         insertSeconds: (started - insertStarted) / 1000,
@@ -291,26 +255,14 @@ async function main() {
     };
     console.log(JSON.stringify(result));
   } finally {
-    if (worker) {
-      worker.child.kill('SIGTERM');
-      await new Promise((r) => {
-        const t = setTimeout(() => {
-          worker.child.kill('SIGKILL');
-          r();
-        }, 5000);
-        worker.child.once('exit', () => {
-          clearTimeout(t);
-          r();
-        });
-      });
-    }
+    await stopProcess(worker, 5000);
     receiver?.server.closeAllConnections();
     receiver?.server.close();
-    await client.end().catch(() => {});
+    await client?.end().catch(() => {});
     await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch((e) => log('drop failed', e.message));
-    await dropRedisPrefix(env.REDIS_URL, env.REDIS_PREFIX).catch((e) =>
-      log('redis cleanup failed', e.message),
-    );
+    await lib
+      .deleteRedisPrefix(env.REDIS_URL, env.REDIS_PREFIX)
+      .catch((e) => log('redis cleanup failed', e.message));
   }
 }
 
