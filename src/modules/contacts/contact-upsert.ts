@@ -201,6 +201,29 @@ export async function upsertContacts(
   return outcomes;
 }
 
+const UPSERT_FIELDS = [
+  'first_name',
+  'last_name',
+  'company',
+  'title',
+  'phone',
+  'timezone',
+  'stage',
+  'custom_fields',
+] as const;
+
+/** The upsert row of `email` with the fields `body` provides (absent fields are left out, null kept). */
+export function upsertRowOf(
+  email: string,
+  body: Partial<Record<(typeof UPSERT_FIELDS)[number], unknown>>,
+): ContactUpsertRow {
+  const row: ContactUpsertRow = { email };
+  for (const key of UPSERT_FIELDS) {
+    if (body[key] !== undefined) (row as unknown as Record<string, unknown>)[key] = body[key];
+  }
+  return row;
+}
+
 /**
  * Validates one untyped contact object (an import row, a CLI input) with the same rules as
  * `POST /contacts`, so every entry point accepts exactly the same contacts.
@@ -214,18 +237,5 @@ export async function validateContactRow(
     const err = validationException(errors).body.error;
     return { ok: false, field: err.field ?? 'body', message: err.message };
   }
-  const row: ContactUpsertRow = { email: dto.email };
-  for (const key of [
-    'first_name',
-    'last_name',
-    'company',
-    'title',
-    'phone',
-    'timezone',
-    'stage',
-    'custom_fields',
-  ] as const) {
-    if (dto[key] !== undefined) (row as unknown as Record<string, unknown>)[key] = dto[key];
-  }
-  return { ok: true, row };
+  return { ok: true, row: upsertRowOf(dto.email, dto) };
 }

@@ -9,30 +9,11 @@ import { ApiError } from '../../common/http/api-error.js';
 import { paginateSql, type Page, type RawKeyed } from '../../common/http/pagination.js';
 import { pgPool, SqlConditions } from '../../database/pg-pool.js';
 import { parseTimestamp } from './contact-fields.js';
-import { upsertContacts, type ContactUpsertRow } from './contact-upsert.js';
+import { upsertContacts, upsertRowOf, type ContactUpsertRow } from './contact-upsert.js';
 import { contactFromRow, toContactView, type ContactView } from './contact-view.js';
 import { ContactsRepository } from './contacts.repository.js';
 import { parseStageList, type ListContactsQueryDto } from './dto/list-contacts-query.dto.js';
-import type { ContactFieldsDto, CreateContactDto, UpdateContactDto } from './dto/upsert-contact.dto.js';
-
-const FIELD_KEYS = [
-  'first_name',
-  'last_name',
-  'company',
-  'title',
-  'phone',
-  'timezone',
-  'stage',
-  'custom_fields',
-] as const;
-
-function toRow(email: string, body: ContactFieldsDto & { first_name?: string | null }): ContactUpsertRow {
-  const row: ContactUpsertRow = { email };
-  for (const key of FIELD_KEYS) {
-    if (body[key] !== undefined) (row as unknown as Record<string, unknown>)[key] = body[key];
-  }
-  return row;
-}
+import type { CreateContactDto, UpdateContactDto } from './dto/upsert-contact.dto.js';
 
 const LIST_SELECT = `SELECT id, workspace_id, email, first_name, last_name, company, title, phone, timezone,
   custom_fields, stage, source, suppression_reason, suppressed_at, created_at, updated_at FROM contacts`;
@@ -78,7 +59,7 @@ export class ContactsService {
 
   /** `POST /contacts`: creates or merges; 200 either way. */
   async store(workspaceId: string, body: CreateContactDto): Promise<ContactView> {
-    return this.upsertOne(workspaceId, toRow(body.email, body));
+    return this.upsertOne(workspaceId, upsertRowOf(body.email, body));
   }
 
   /** `PATCH /contacts/{id}`: merges through the same upsert, keyed by the contact's own email. */
@@ -88,7 +69,7 @@ export class ContactsService {
     if (body.email !== undefined && body.email !== contact.email) {
       throw ApiError.validation('email', 'email is the identity of a contact and cannot be changed');
     }
-    return this.upsertOne(workspaceId, toRow(contact.email, body));
+    return this.upsertOne(workspaceId, upsertRowOf(contact.email, body));
   }
 
   private async upsertOne(workspaceId: string, row: ContactUpsertRow): Promise<ContactView> {
