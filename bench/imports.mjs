@@ -283,6 +283,9 @@ async function main() {
     await stopProcess(service, 8000);
     await client?.end().catch(() => {});
     await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch((e) => log('drop failed', e.message));
+    await lib
+      .deleteRedisPrefix(env.REDIS_URL, env.REDIS_PREFIX)
+      .catch((e) => log('redis cleanup failed', e.message));
   }
 }
 

@@ -300,6 +300,10 @@ try {
   if (worker) worker.kill('SIGKILL');
   smtp.close();
   await withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`));
+  await lib
+    .deleteRedisPrefix(env.REDIS_URL, env.REDIS_PREFIX)
+    .catch((e) => log('redis cleanup failed', e.message));
 }
-process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+// One line: bench/run.mjs reads the last line of stdout as the result.
+process.stdout.write(`${JSON.stringify(result)}\n`);
 process.exit(0);
