@@ -3,7 +3,7 @@
  * middle of a burst of 2,000 events; after a restart every event reaches the receiver at least once.
  * State lives only in Postgres (outbox rows, deliveries and their leases).
  */
-import { execSync, spawn, type ChildProcess } from 'node:child_process';
+import { execSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +14,7 @@ import { createDataSource } from '../src/database/data-source.js';
 import { runMigrations } from '../src/database/migrate.js';
 import { recordEvents } from '../src/modules/events/outbox.js';
 import { generateSecret } from '../src/modules/webhooks/signing.js';
+import { startWorkerProcess } from './helpers/dist.js';
 import { waitFor } from './helpers/wait.js';
 
 const TOTAL = 2000;
@@ -26,29 +27,13 @@ describe('webhooks survive kill -9', () => {
   const children: ChildProcess[] = [];
 
   const startWorker = async (): Promise<ChildProcess> => {
-    const child = spawn(process.execPath, ['dist/main.js'], {
-      env: {
-        ...process.env,
-        APP_ROLE: 'worker',
-        LOG_LEVEL: 'info',
-        WEBHOOK_ALLOWED_TEST_HOSTS: '127.0.0.1',
-        WEBHOOK_RETRY_SCHEDULE: '0,0,0,0,0',
-        WEBHOOK_TIMEOUT_MS: '1000',
-        WEBHOOK_POLL_MS: '100',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const { child } = await startWorkerProcess({
+      WEBHOOK_ALLOWED_TEST_HOSTS: '127.0.0.1',
+      WEBHOOK_RETRY_SCHEDULE: '0,0,0,0,0',
+      WEBHOOK_TIMEOUT_MS: '1000',
+      WEBHOOK_POLL_MS: '100',
     });
     children.push(child);
-    let out = '';
-    await new Promise<void>((resolve, reject) => {
-      const onData = (d: Buffer): void => {
-        out = (out + d.toString()).slice(-20_000);
-        if (out.includes('workers ready')) resolve();
-      };
-      child.stdout!.on('data', onData);
-      child.stderr!.on('data', onData);
-      child.once('exit', (code) => reject(new Error(`worker exited (${code}): ${out.slice(-2000)}`)));
-    });
     return child;
   };
 

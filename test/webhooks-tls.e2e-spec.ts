@@ -26,7 +26,7 @@ import { createDataSource } from '../src/database/data-source.js';
 import { runMigrations } from '../src/database/migrate.js';
 import { recordEvents } from '../src/modules/events/outbox.js';
 import { generateSecret } from '../src/modules/webhooks/signing.js';
-import { ensureBuilt } from './helpers/dist.js';
+import { ensureBuilt, startWorkerProcess } from './helpers/dist.js';
 import { waitFor } from './helpers/wait.js';
 
 const FIXTURES = resolve('test/fixtures/tls');
@@ -140,32 +140,18 @@ describe('webhooks over TLS', () => {
   let good: Receiver;
   let wrong: Receiver;
   let worker: ChildProcess | undefined;
-  let workerOutput = '';
+  let workerOutput = (): string => '';
 
   const startWorker = async (): Promise<ChildProcess> => {
-    const child = spawn(process.execPath, ['dist/main.js'], {
-      env: {
-        ...process.env,
-        APP_ROLE: 'worker',
-        LOG_LEVEL: 'info',
-        NODE_EXTRA_CA_CERTS: CA_FILE,
-        WEBHOOK_ALLOWED_TEST_HOSTS: 'localhost',
-        WEBHOOK_RETRY_SCHEDULE: '0,0,0,0,0',
-        WEBHOOK_TIMEOUT_MS: '3000',
-        WEBHOOK_POLL_MS: '100',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const started = await startWorkerProcess({
+      NODE_EXTRA_CA_CERTS: CA_FILE,
+      WEBHOOK_ALLOWED_TEST_HOSTS: 'localhost',
+      WEBHOOK_RETRY_SCHEDULE: '0,0,0,0,0',
+      WEBHOOK_TIMEOUT_MS: '3000',
+      WEBHOOK_POLL_MS: '100',
     });
-    await new Promise<void>((ok, fail) => {
-      const onData = (d: Buffer): void => {
-        workerOutput = (workerOutput + d.toString()).slice(-20_000);
-        if (workerOutput.includes('workers ready')) ok();
-      };
-      child.stdout!.on('data', onData);
-      child.stderr!.on('data', onData);
-      child.once('exit', (code) => fail(new Error(`worker exited (${code}): ${workerOutput.slice(-2000)}`)));
-    });
-    return child;
+    workerOutput = started.output;
+    return started.child;
   };
 
   const addEndpoint = async (url: string): Promise<{ workspaceId: string; secret: string }> => {
@@ -249,7 +235,7 @@ describe('webhooks over TLS', () => {
       'the delivery to finish',
       30_000,
     ).catch((err: Error) => {
-      throw new Error(`${err.message}\nworker output:\n${workerOutput.slice(-3000)}`);
+      throw new Error(`${err.message}\nworker output:\n${workerOutput().slice(-3000)}`);
     });
     expect(row).toMatchObject({
       event_id: eventId,
@@ -287,7 +273,7 @@ describe('webhooks over TLS', () => {
       'a failed attempt',
       30_000,
     ).catch((err: Error) => {
-      throw new Error(`${err.message}\nworker output:\n${workerOutput.slice(-3000)}`);
+      throw new Error(`${err.message}\nworker output:\n${workerOutput().slice(-3000)}`);
     });
     expect(row.status).not.toBe('succeeded');
     expect(row.last_error_class).toBe('tls');

@@ -1,5 +1,5 @@
 /** The built service (dist/), for tests that run it as operators do: `node dist/main.js`, `node dist/cli.js`. */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -40,4 +40,32 @@ export async function freePort(): Promise<number> {
       srv.close(() => ok(port));
     });
   });
+}
+
+/** A running `node dist/main.js` and the tail of what it printed. */
+export interface ServiceProcess {
+  child: ChildProcess;
+  output(): string;
+}
+
+/**
+ * Starts `node dist/main.js` as a worker process (APP_ROLE=worker) with `env` over this process's
+ * environment and resolves once it logs `workers ready`; rejects if it exits first.
+ */
+export async function startWorkerProcess(env: NodeJS.ProcessEnv): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, ['dist/main.js'], {
+    env: { ...process.env, APP_ROLE: 'worker', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  await new Promise<void>((resolve, reject) => {
+    const onData = (d: Buffer): void => {
+      out = (out + d.toString()).slice(-20_000);
+      if (out.includes('workers ready')) resolve();
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`worker exited (${code}): ${out.slice(-2000)}`)));
+  });
+  return { child, output: () => out };
 }
