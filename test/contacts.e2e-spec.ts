@@ -317,6 +317,12 @@ describe('contacts: upsert, merge, lists, filters, tenancy', () => {
 
     const forward: number[][] = [];
     let res = await api(app, t.token).get('/contacts?per_page=10');
+    // The list writes its JSON itself: the same headers as every other JSON answer.
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.text));
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.headers['ratelimit']).toMatch(/^"per-key";r=\d+;t=\d+$/);
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.body.meta.prev_cursor).toBeNull();
     expect(res.body.links.prev).toBeNull();
     for (;;) {
