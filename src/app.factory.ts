@@ -7,6 +7,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import helmet from 'helmet';
+import { ServiceExpressAdapter } from './common/http/express-adapter.js';
 import { AppModule } from './app.module.js';
 import { sendError } from './common/http/exception.filter.js';
 import { requestIdMiddleware, type ServiceRequest } from './common/http/request-context.js';
@@ -85,7 +86,7 @@ function accessLog(req: Request, res: Response, next: NextFunction): void {
 }
 
 export async function createHttpApp(): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule, {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule, new ServiceExpressAdapter(), {
     bodyParser: false,
     logger: new PinoNestLogger(),
     abortOnError: false,

@@ -317,7 +317,7 @@ describe('contacts: upsert, merge, lists, filters, tenancy', () => {
 
     const forward: number[][] = [];
     let res = await api(app, t.token).get('/contacts?per_page=10');
-    // The list writes its JSON itself: the same headers as every other JSON answer.
+    // JSON answers are written as text by ServiceExpressAdapter: the same headers as res.json().
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.text));
     expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);

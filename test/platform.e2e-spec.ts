@@ -46,6 +46,29 @@ describe('HTTP platform', () => {
     expectError(await api(app, t.token).post('/no-such-route').send({ a: 1 }), 404, 'not_found');
   });
 
+  it('writes JSON bodies as UTF-8 text with an exact Content-Length, for GET, HEAD and POST', async () => {
+    const get = await api(app, t.token).get('/me');
+    expect(get.status).toBe(200);
+    expect(get.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(Number(get.headers['content-length'])).toBe(Buffer.byteLength(get.text));
+    expect(JSON.parse(get.text)).toEqual(get.body);
+    const head = await request(app.getHttpServer())
+      .head('/api/v1/me')
+      .set('Authorization', `Bearer ${t.token}`);
+    expect(head.status).toBe(200);
+    expect(head.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(head.text ?? '').toBe('');
+    // Non-ASCII text: the length counts bytes, not characters.
+    const name = 'Zoë 日本 🚀';
+    const created = await api(app, t.token)
+      .post('/contacts')
+      .send({ email: 'utf8@example.com', first_name: name });
+    expect(created.status).toBe(200);
+    expect(created.body.data.first_name).toBe(name);
+    expect(Number(created.headers['content-length'])).toBe(Buffer.byteLength(created.text));
+    expect(Buffer.byteLength(created.text)).toBeGreaterThan(created.text.length);
+  });
+
   it('answers a known path with another method with 405 and Allow', async () => {
     const res = await api(app, t.token).delete('/me');
     expectError(res, 405, 'method_not_allowed');

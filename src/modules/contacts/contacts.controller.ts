@@ -1,6 +1,6 @@
-import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { Request } from 'express';
 import { Tenant, WorkspaceAuth } from '../../common/auth/auth.decorator.js';
 import type { WorkspaceTenant } from '../../common/auth/principal.js';
 import { ApiCollectionResponse, ApiDataResponse, ApiErrorResponses } from '../../common/http/envelope.dto.js';
@@ -35,17 +35,8 @@ export class ContactsController {
     @Tenant() tenant: WorkspaceTenant,
     @Query() query: ListContactsQueryDto,
     @Req() req: Request,
-    @Res() res: Response,
-  ): Promise<void> {
-    const body: Collection<ContactView> = collection(
-      await this.contacts.list(tenant.workspaceId, query),
-      (c) => c,
-      req,
-    );
-    // The hottest list writes its JSON text itself: Express's res.json() copies every body of 1,000
-    // characters or more into a Buffer first (bench/contacts.mjs: ~5 % of this route's CPU).
-    // Same status, Content-Type and bytes as res.json().
-    res.type('application/json').end(JSON.stringify(body));
+  ): Promise<Collection<ContactView>> {
+    return collection(await this.contacts.list(tenant.workspaceId, query), (c) => c, req);
   }
 
   @Post()
