@@ -12,7 +12,7 @@ import { AppModule } from './app.module.js';
 import { sendError } from './common/http/exception.filter.js';
 import { requestIdMiddleware, type ServiceRequest } from './common/http/request-context.js';
 import { registerRoutes, routesOfExpressApp } from './common/http/route-table.js';
-import { logger, PinoNestLogger } from './common/logging/logger.js';
+import { accessLogger, PinoNestLogger } from './common/logging/logger.js';
 import { appConfig } from './config/app-config.js';
 import { setupOpenApi } from './openapi.js';
 
@@ -70,7 +70,7 @@ function accessLog(req: Request, res: Response, next: NextFunction): void {
   res.on('finish', () => {
     const sr = req as ServiceRequest;
     const ms = Number(process.hrtime.bigint() - sr.startedAt) / 1e6;
-    logger.info(
+    accessLogger.info(
       {
         requestId: sr.id,
         method: req.method,
