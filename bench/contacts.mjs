@@ -28,15 +28,8 @@ const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 100_000);
 const DEEP_ROW = Math.round(CONTACTS * 0.9);
 const PER_PAGE = 25;
 
-const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const dbName = `bench_contacts_${Date.now()}_${randomBytes(3).toString('hex')}`;
-const dbUrl = (() => {
-  const u = new URL(adminUrl);
-  u.pathname = `/${dbName}`;
-  return u.toString();
-})();
-const redisPrefix = `bench:${dbName}`;
+const { adminUrl, dbName, dbUrl, redisPrefix } = lib.scratch('contacts');
 const cursorKey = randomBytes(32).toString('hex');
 const env = {
   ...process.env,

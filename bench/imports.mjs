@@ -25,13 +25,7 @@ const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 3));
 const log = (...a) => console.error('[bench:imports]', ...a);
 let stopping = false;
 
-const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const dbName = `bench_imports_${Date.now()}_${randomBytes(3).toString('hex')}`;
-const dbUrl = (() => {
-  const u = new URL(adminUrl);
-  u.pathname = `/${dbName}`;
-  return u.toString();
-})();
+const { adminUrl, dbName, dbUrl } = lib.scratch('imports');
 
 const port = await freePort();
 const env = {

@@ -4,6 +4,7 @@
  * readings and Redis clean-up.
  */
 import { execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -167,4 +168,16 @@ export async function deleteRedisPrefix(redisUrl, prefix) {
   } finally {
     redis.disconnect();
   }
+}
+
+/**
+ * A scratch database on DATABASE_URL's server (default postgres://postgres@127.0.0.1:5432/postgres),
+ * named after `kind`, and the Redis key prefix that goes with it. Nothing is created here.
+ */
+export function scratch(kind) {
+  const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const dbName = `bench_${kind}_${Date.now()}_${randomBytes(3).toString('hex')}`;
+  const u = new URL(adminUrl);
+  u.pathname = `/${dbName}`;
+  return { adminUrl, dbName, dbUrl: u.toString(), redisPrefix: `bench:${dbName}` };
 }

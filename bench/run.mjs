@@ -36,15 +36,8 @@ const STARTS = Number(process.env.BENCH_STARTS ?? 3);
 const OTHERS = ['webhooks', 'imports', 'sending', 'contacts'];
 const selected = process.argv.slice(2).length ? process.argv.slice(2) : ['me', ...OTHERS];
 
-const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const dbName = `bench_me_${Date.now()}_${randomBytes(3).toString('hex')}`;
-const dbUrl = (() => {
-  const u = new URL(adminUrl);
-  u.pathname = `/${dbName}`;
-  return u.toString();
-})();
-const redisPrefix = `bench:${dbName}`;
+const { adminUrl, dbName, dbUrl, redisPrefix } = lib.scratch('me');
 const env = {
   ...process.env,
   DATABASE_URL: dbUrl,

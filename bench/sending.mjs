@@ -33,13 +33,7 @@ if (!existsSync(join(root, 'dist/main.js'))) {
   execFileSync(process.execPath, [join(root, 'scripts/ensure-built.mjs')], { cwd: root, stdio: 'inherit' });
 }
 
-const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const dbName = `bench_sending_${Date.now()}_${randomBytes(3).toString('hex')}`;
-const dbUrl = (() => {
-  const u = new URL(adminUrl);
-  u.pathname = `/${dbName}`;
-  return u.toString();
-})();
+const { adminUrl, dbName, dbUrl } = lib.scratch('sending');
 
 const env = {
   ...process.env,

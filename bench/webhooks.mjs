@@ -24,13 +24,7 @@ const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000);
 const RAW_CONCURRENCY = Number(process.env.BENCH_RAW_CONCURRENCY ?? 128);
 const log = (...a) => console.error('[bench:webhooks]', ...a);
 
-const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const dbName = `bench_webhooks_${Date.now()}_${randomBytes(3).toString('hex')}`;
-const dbUrl = (() => {
-  const u = new URL(adminUrl);
-  u.pathname = `/${dbName}`;
-  return u.toString();
-})();
+const { adminUrl, dbName, dbUrl } = lib.scratch('webhooks');
 const encryptionKey = randomBytes(32);
 const env = {
   ...process.env,

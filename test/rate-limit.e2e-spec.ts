@@ -3,12 +3,12 @@
  * Retry-After on 429, and fail-open when Redis is unreachable.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Redis } from 'ioredis';
 import request from 'supertest';
 import { resetConfig } from '../src/config/app-config.js';
 import { api, bootApp, createTenant, mintKey, type TestTenant } from './helpers/app.js';
+import { freePort } from './helpers/dist.js';
 import { waitFor } from './helpers/wait.js';
 
 describe('rate limits', () => {
@@ -102,18 +102,6 @@ describe('rate limits', () => {
     expect((await api(app, token).get('/me')).status).toBe(429);
   });
 });
-
-async function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const srv = createServer();
-    srv.once('error', fail);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => ok(port));
-    });
-  });
-}
 
 async function startRedis(port: number): Promise<ChildProcess> {
   const proc = spawn(

@@ -18,7 +18,8 @@ function dataDir(): string {
   return resolve(process.env.DATA_DIR || '.data');
 }
 
-async function freePort(): Promise<number> {
+/** A TCP port on 127.0.0.1 that nobody listens on right now. */
+export async function freePort(): Promise<number> {
   return new Promise((ok, fail) => {
     const srv = createServer();
     srv.once('error', fail);

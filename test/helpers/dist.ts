@@ -1,8 +1,9 @@
 /** The built service (dist/), for tests that run it as operators do: `node dist/main.js`, `node dist/cli.js`. */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
+
+export { freePort } from '../../src/config/embedded.js';
 
 function newestMtime(dir: string): number {
   let t = 0;
@@ -27,19 +28,6 @@ export function ensureBuilt(): void {
   if (!existsSync('dist/cli.js') || !existsSync('dist/main.js')) {
     throw new Error(`nest build failed:\n${res.stdout}\n${res.stderr}`);
   }
-}
-
-/** A TCP port nobody listens on right now. */
-export async function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const srv = createServer();
-    srv.once('error', fail);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => ok(port));
-    });
-  });
 }
 
 /** A running `node dist/main.js` and the tail of what it printed. */

@@ -20,7 +20,7 @@ import { canonicalTimezone, CUSTOM_FIELDS_MAX_KEYS, normalizeEmail } from './con
 import { contactFromRow, toContactView } from './contact-view.js';
 import { ContactRowDto } from './dto/upsert-contact.dto.js';
 import type { Contact, ContactSource, ContactStage } from './entities/contact.entity.js';
-import { rowsOf } from './sql-rows.js';
+import { rowsOf } from '../../database/query-rows.js';
 
 /**
  * One contact to upsert, already validated (see `validateContactRow`). A property that is absent is

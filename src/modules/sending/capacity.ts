@@ -14,7 +14,8 @@
  * worker's own due enrollments, so this only matters at the very end of a cap.
  */
 import type { DataSource, EntityManager } from 'typeorm';
-import { rows, UTC_TODAY } from './sql.js';
+import { rows } from '../../database/query-rows.js';
+import { UTC_TODAY } from './sql.js';
 
 interface Held {
   /** Slots reserved and not handed out yet. */

@@ -9,7 +9,7 @@ import type { StopReason } from '../enrollments/enrollment-state.js';
 import { recordEvent } from '../events/outbox.js';
 import { suppressAddress } from '../suppressions/suppression-store.js';
 import type { BounceType } from './classify.js';
-import { rows } from './sql.js';
+import { rows } from '../../database/query-rows.js';
 
 /** active|paused → stopped with a reason; a no-op for an enrollment already finished. */
 export async function stopEnrollment(

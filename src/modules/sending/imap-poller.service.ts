@@ -12,7 +12,7 @@ import { logger } from '../../common/logging/logger.js';
 import { Inbox } from '../inboxes/entities/inbox.entity.js';
 import { openSettings } from '../inboxes/inbox-credentials.js';
 import { IngestionService } from './ingestion.service.js';
-import { rows } from './sql.js';
+import { rows } from '../../database/query-rows.js';
 
 /** Mails fetched per inbox and poll; the rest waits for the next poll. */
 export const IMAP_BATCH = 200;

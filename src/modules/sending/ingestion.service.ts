@@ -17,7 +17,7 @@ import { Message, type MessageKind } from '../threads/entities/message.entity.js
 import { classify, referencedMessageIds, type Classification } from './classify.js';
 import { recordHardBounce, stopEnrollment } from './effects.js';
 import { toMessageEventView } from './message-view.js';
-import { rows } from './sql.js';
+import { rows } from '../../database/query-rows.js';
 
 /** Bodies kept for inbound mail are cut here (the raw mail is not stored). */
 const MAX_BODY_CHARS = 200_000;

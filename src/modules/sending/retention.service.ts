@@ -7,7 +7,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { DEFAULT_WORKSPACE_CONFIG } from '../workspaces/workspace-config.js';
-import { rows } from './sql.js';
+import { rows } from '../../database/query-rows.js';
 
 const BATCH = 5000;
 

@@ -42,7 +42,8 @@ import { recordHardBounce, stopEnrollment, stopReasonForSuppression } from './ef
 import { toMessageEventView } from './message-view.js';
 import { nextWindowOpening } from './send-window.js';
 import { SmtpTransportPool } from './smtp-transport.pool.js';
-import { rows, UTC_TODAY } from './sql.js';
+import { rows } from '../../database/query-rows.js';
+import { UTC_TODAY } from './sql.js';
 import { signUnsubscribeToken } from './unsubscribe-token.js';
 
 /** Enrollments claimed per tick and process. */
@@ -112,6 +113,29 @@ function claimedFromRow(r: Record<string, unknown>): Claimed {
     status: r.status as Enrollment['status'],
     currentStep: Number(r.current_step),
     inboxId: (r.inbox_id as string | null) ?? null,
+  };
+}
+
+/** What rendering a step needs besides the inbox it goes out from. */
+interface StepInput {
+  enrollment: Claimed;
+  step: SequenceStep;
+  contact: Record<string, unknown>;
+  config: WorkspaceConfig;
+  /** The enrollment's thread, once its first step was recorded. */
+  thread: { id: number; subject: string } | undefined;
+  /** Message-IDs of the steps already sent (for In-Reply-To/References). */
+  previous: Array<{ message_id: string }>;
+}
+
+/** `thread` and `previous` of a StepInput from the enrollment's messages and thread as queried. */
+function sentSoFar(
+  outbound: Array<{ status: string; message_id: string | null }>,
+  thread: unknown,
+): Pick<StepInput, 'thread' | 'previous'> {
+  return {
+    thread: (thread as { id: number; subject: string } | null) ?? undefined,
+    previous: outbound.filter((x) => x.status === 'sent').map((x) => ({ message_id: x.message_id ?? '' })),
   };
 }
 
@@ -411,10 +435,7 @@ export class SendEngine {
     const inboxes = candidates.length
       ? await m.getRepository(Inbox).find({ where: { workspaceId: ws, id: In(candidates) } })
       : [];
-    const previous = outbound
-      .filter((x) => x.status === 'sent')
-      .map((x) => ({ message_id: x.message_id ?? '' }));
-    const thread = (campaign.thread as { id: number; subject: string } | null) ?? undefined;
+    const input: StepInput = { enrollment, step, contact, config, ...sentSoFar(outbound, campaign.thread) };
     const today = now.toISOString().slice(0, 10);
     let earliest = startOfNextUtcDay(now);
     for (const inboxId of candidates) {
@@ -435,7 +456,7 @@ export class SendEngine {
         // Slots come from the tick's blocks (no hot row written here): take them first, then record.
         const verdict = await this.takeFromBank(bank, enrollment, campaign, inbox, config);
         if (verdict === true) {
-          return this.recordWith(m, enrollment, step, contact, inbox, config, thread, previous);
+          return this.recordWith(m, input, inbox);
         }
         if (verdict === 'campaign') break;
         continue;
@@ -443,7 +464,7 @@ export class SendEngine {
       // Record first, reserve last: the capacity rows (hot, shared by every send of an inbox, domain
       // or campaign) stay locked only for the reservation statements and the commit.
       await m.query('SAVEPOINT attempt');
-      const prepared = await this.recordWith(m, enrollment, step, contact, inbox, config, thread, previous);
+      const prepared = await this.recordWith(m, input, inbox);
       const verdict = await this.reserve(m, enrollment, campaign, inbox, config);
       // No RELEASE: the savepoint ends with the commit, one round trip less while the capacity rows are locked.
       if (verdict === true) return prepared;
@@ -456,17 +477,8 @@ export class SendEngine {
   }
 
   /** Renders the step for `inbox` and inserts the thread (first step) and the `sending` message. */
-  private async recordWith(
-    m: EntityManager,
-    enrollment: Claimed,
-    step: SequenceStep,
-    contact: Record<string, unknown>,
-    inbox: Inbox,
-    config: WorkspaceConfig,
-    thread: { id: number; subject: string } | undefined,
-    previous: Array<{ message_id: string }>,
-  ): Promise<Prepared> {
-    const d = await this.draft(enrollment, step, contact, inbox, config, thread, previous);
+  private async recordWith(m: EntityManager, input: StepInput, inbox: Inbox): Promise<Prepared> {
+    const d = await this.draft(input, inbox);
     // The thread (first step), the `sending` message and the enrollment's inbox in one statement.
     const [msg] = await rows<{ id: number; thread_id: number }>(
       m,
@@ -586,11 +598,9 @@ export class SendEngine {
         if (verdict === 'campaign') break;
       }
       if (!chosen) continue;
-      const previous = outbound
-        .filter((x) => x.status === 'sent')
-        .map((x) => ({ message_id: x.message_id ?? '' }));
-      const thread = (r.thread as { id: number; subject: string } | null) ?? undefined;
-      drafts.push(await this.draft(enrollment, step, contact, chosen, config, thread, previous));
+      drafts.push(
+        await this.draft({ enrollment, step, contact, config, ...sentSoFar(outbound, r.thread) }, chosen),
+      );
       handled.add(enrollment.id);
     }
     const recorded: Prepared[] = [];
@@ -648,13 +658,8 @@ export class SendEngine {
 
   /** The step rendered for `inbox`: a Prepared without row ids (`threadId`: an existing thread or null). */
   private async draft(
-    enrollment: Claimed,
-    step: SequenceStep,
-    contact: Record<string, unknown>,
+    { enrollment, step, contact, config, thread, previous }: StepInput,
     inbox: Inbox,
-    config: WorkspaceConfig,
-    thread: { id: number; subject: string } | undefined,
-    previous: Array<{ message_id: string }>,
   ): Promise<Omit<Prepared, 'messageRowId' | 'threadId'> & { threadId: number | null }> {
     const ws = enrollment.workspaceId;
     const vars = templateVars(

@@ -8,7 +8,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { bumpMetric } from '../analytics/metrics.js';
 import { suppressAddress } from '../suppressions/suppression-store.js';
-import { rows } from './sql.js';
+import { rows } from '../../database/query-rows.js';
 import type { UnsubscribeClaims } from './unsubscribe-token.js';
 
 export interface UnsubscribeResult {

@@ -8,7 +8,8 @@
  * never wait for each other. Every function here must run inside a transaction (pass its manager).
  */
 import type { EntityManager } from 'typeorm';
-import { rowsOf, sqlDomainOf } from '../contacts/sql-rows.js';
+import { rowsOf } from '../../database/query-rows.js';
+import { sqlDomainOf } from '../contacts/sql-rows.js';
 import type { Suppression, SuppressionReason } from './entities/suppression.entity.js';
 
 const lockKey = (workspaceId: string): string => `suppressions:${workspaceId}`;

@@ -18,49 +18,43 @@ import { webhookSettings } from './webhook-settings.js';
 const BATCH = 1000;
 const FIRST_BATCH = 100;
 
-const DISPATCH_SQL = `
+/**
+ * The fan-out both passes share: claim up to $1 undispatched events (`evColumns` of them), create one
+ * delivery per subscribed endpoint of their workspace, first attempt at `nextAttempt`, and mark the
+ * events dispatched, in one statement.
+ */
+const fanOut = (evColumns: string, nextAttempt: string, returning: string): string => `
 WITH ev AS (
-  SELECT id, workspace_id, type FROM events
+  SELECT ${evColumns} FROM events
   WHERE dispatched_at IS NULL
   ORDER BY created_at
   LIMIT $1
   FOR UPDATE SKIP LOCKED
 ), ins AS (
   INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, event, status, next_attempt_at)
-  SELECT ev.workspace_id, e.id, ev.id, ev.type, 'pending', now() + make_interval(secs => $2::float8)
+  SELECT ev.workspace_id, e.id, ev.id, ev.type, 'pending', ${nextAttempt}
   FROM ev JOIN webhook_endpoints e
     ON e.workspace_id = ev.workspace_id AND split_part(ev.type, '.', 1) = ANY (e.events)
   ON CONFLICT (endpoint_id, event_id) DO NOTHING
-  RETURNING 1
+  RETURNING ${returning}
 ), upd AS (
   UPDATE events SET dispatched_at = now() FROM ev WHERE events.id = ev.id RETURNING 1
-)
+)`;
+
+const DISPATCH_SQL = `${fanOut('id, workspace_id, type', 'now() + make_interval(secs => $2::float8)', '1')}
 SELECT (SELECT count(*) FROM upd)::int AS events, (SELECT count(*) FROM ins)::int AS deliveries`;
 
 /**
  * The same, when the first attempt is due at once: deliveries to enabled endpoints are created
- * already leased to this process and returned with what an attempt needs, so the local delivery
- * loop starts them without a claim round trip. If this process dies, the lease expires and any
- * process claims them.
+ * already leased to this process ($3 seconds) and returned with what an attempt needs, so the local
+ * delivery loop starts them without a claim round trip. If this process dies, the lease expires and
+ * any process claims them.
  */
-const DISPATCH_AND_LEASE_SQL = `
-WITH ev AS (
-  SELECT id, workspace_id, type, data, occurred_at FROM events
-  WHERE dispatched_at IS NULL
-  ORDER BY created_at
-  LIMIT $1
-  FOR UPDATE SKIP LOCKED
-), ins AS (
-  INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, event, status, next_attempt_at)
-  SELECT ev.workspace_id, e.id, ev.id, ev.type, 'pending',
-    now() + make_interval(secs => CASE WHEN e.status = 'enabled' THEN $3::float8 ELSE $2::float8 END)
-  FROM ev JOIN webhook_endpoints e
-    ON e.workspace_id = ev.workspace_id AND split_part(ev.type, '.', 1) = ANY (e.events)
-  ON CONFLICT (endpoint_id, event_id) DO NOTHING
-  RETURNING id, attempts, event_id, event, workspace_id, endpoint_id
-), upd AS (
-  UPDATE events SET dispatched_at = now() FROM ev WHERE events.id = ev.id RETURNING 1
-)
+const DISPATCH_AND_LEASE_SQL = `${fanOut(
+  'id, workspace_id, type, data, occurred_at',
+  `now() + make_interval(secs => CASE WHEN e.status = 'enabled' THEN $3::float8 ELSE $2::float8 END)`,
+  'id, attempts, event_id, event, workspace_id, endpoint_id',
+)}
 SELECT c.events, x.* FROM (SELECT count(*)::int AS events FROM upd) c
 LEFT JOIN (
   SELECT ins.id, ins.attempts, ins.event_id, ins.event, ins.workspace_id, ins.endpoint_id, e.url,
