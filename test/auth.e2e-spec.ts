@@ -51,6 +51,21 @@ describe('credentials: the 401/403 matrix and /me', () => {
     await expect401(`Bearer ${revoked.token}`);
   });
 
+  it('takes the key only from the Authorization header, never from the query string or body', async () => {
+    const inQuery = await api(app).get(`/me?access_token=${encodeURIComponent(t.token)}`);
+    expect(inQuery.status).toBe(401);
+    expect(inQuery.body.error.type).toBe('authentication_failed');
+    const inBody = await api(app)
+      .post('/contacts')
+      .set('Content-Type', 'application/json')
+      .send({ email: 'body-token@example.com', access_token: t.token });
+    expect(inBody.status).toBe(401);
+    // With the header, a stray access_token parameter is just an unknown parameter.
+    const both = await api(app, t.token).get('/me?access_token=whatever');
+    expect(both.status).toBe(200);
+    expect(both.body.data.prefix).toBe(t.token.slice(0, 12));
+  });
+
   it('a key revoked by another process (straight in the database) stops working within the cache TTL', async () => {
     const keys = app.get(ApiKeysService);
     const other = await keys.create({

@@ -2,28 +2,56 @@
  * The global guard chain, in CONTRACT §2 order: credential (401) → source IP (403) → tier (403) →
  * scope (403), then the per-key rate limit (429). Routes must declare their auth; undeclared routes
  * are refused (fail closed).
+ *
+ * The credential goes through passport's registered `bearer` strategy (passport-http-bearer, see
+ * bearer.strategy.ts), run with the strategy protocol passport itself uses: an object whose
+ * prototype is the strategy, given `success`, `fail` and `error` actions. Not through
+ * `passport.authenticate()`: that decorates every request with seven session helpers (`login`,
+ * `logout`, `isAuthenticated`, `_sessionManager`, …) a stateless API never uses, which pushes
+ * Express's request object onto slow property paths for the rest of the request
+ * (docs/contacts.md, "Where the time goes").
  */
-import { Injectable, type ExecutionContext } from '@nestjs/common';
+import { CanActivate, Injectable, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { AuthGuard } from '@nestjs/passport';
 import type { Response } from 'express';
 import { ApiError } from '../http/api-error.js';
 import type { ServiceRequest } from '../http/request-context.js';
 import { RateLimitService } from '../rate-limit/rate-limit.service.js';
 import { AUTH_METADATA, PUBLIC_METADATA, type AuthRequirement } from './auth.decorator.js';
 import { ipAllowed } from './ip-rules.js';
+import { BearerStrategy } from './bearer.strategy.js';
 import type { Principal } from './principal.js';
 
+const UNKNOWN_KEY = 'The API key is unknown, malformed, expired or revoked';
+
+/**
+ * Runs `strategy` as passport does on the request's headers alone, so the key is only ever taken
+ * from the Authorization header (passport-http-bearer would also read `access_token` from the
+ * query string or body, where keys end up in logs); resolves with the principal it accepts.
+ */
+function authenticate(strategy: BearerStrategy, headers: ServiceRequest['headers']): Promise<Principal> {
+  return new Promise((resolve, reject) => {
+    const action = Object.create(strategy) as BearerStrategy & {
+      success(user: Principal): void;
+      fail(): void;
+      error(err: unknown): void;
+    };
+    action.success = (user) => (user ? resolve(user) : reject(ApiError.unauthenticated(UNKNOWN_KEY)));
+    action.fail = () => reject(ApiError.unauthenticated(UNKNOWN_KEY));
+    action.error = (err) => reject(err instanceof ApiError ? err : ApiError.unauthenticated(UNKNOWN_KEY));
+    action.authenticate({ headers } as ServiceRequest, { session: false });
+  });
+}
+
 @Injectable()
-export class ApiKeyGuard extends AuthGuard('bearer') {
+export class ApiKeyGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly rateLimits: RateLimitService,
-  ) {
-    super();
-  }
+    private readonly bearer: BearerStrategy,
+  ) {}
 
-  override async canActivate(ctx: ExecutionContext): Promise<boolean> {
+  async canActivate(ctx: ExecutionContext): Promise<boolean> {
     const targets = [ctx.getHandler(), ctx.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_METADATA, targets)) return true;
     const requirement = this.reflector.getAllAndOverride<AuthRequirement>(AUTH_METADATA, targets);
@@ -32,8 +60,7 @@ export class ApiKeyGuard extends AuthGuard('bearer') {
     if (!header || !/^Bearer [^\s]+$/i.test(header)) {
       throw ApiError.unauthenticated('Send the API key as Authorization: Bearer <key>');
     }
-    await super.canActivate(ctx);
-    const principal = req.user as Principal;
+    const principal = await authenticate(this.bearer, req.headers);
     req.principal = principal;
     if (!ipAllowed(req.ip, principal.allowedIps))
       throw ApiError.forbidden('This key may not be used from this address');
@@ -47,11 +74,5 @@ export class ApiKeyGuard extends AuthGuard('bearer') {
     const res = ctx.switchToHttp().getResponse<Response>();
     for (const [k, v] of Object.entries(outcome.headers)) res.setHeader(k, v);
     return true;
-  }
-
-  override handleRequest<T = Principal>(err: unknown, user: unknown): T {
-    if (err instanceof ApiError) throw err;
-    if (err || !user) throw ApiError.unauthenticated('The API key is unknown, malformed, expired or revoked');
-    return user as T;
   }
 }

@@ -11,6 +11,6 @@ import { MeController } from './me.controller.js';
   imports: [TypeOrmModule.forFeature([ApiKey]), PassportModule],
   controllers: [MeController],
   providers: [ApiKeysService, ApiKeyAuthService, BearerStrategy],
-  exports: [ApiKeysService, ApiKeyAuthService],
+  exports: [ApiKeysService, ApiKeyAuthService, BearerStrategy],
 })
 export class ApiKeysModule {}
