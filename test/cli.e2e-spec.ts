@@ -5,6 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { CACHE_TTL_MS } from '../src/modules/api-keys/api-key-auth.service.js';
 import { api, bootApp } from './helpers/app.js';
 import { ensureBuilt } from './helpers/dist.js';
 
@@ -179,9 +180,12 @@ describe('admin CLI', () => {
     expect(rotated.token).not.toBe(key.token);
     expect((await api(app, key.token as string).get('/me')).status).toBe(401);
     expect((await api(app, rotated.token as string).get('/me')).status).toBe(200);
+    const lastUse = Date.now();
 
     const revoked = await json('key:revoke', '--id', String(key.id));
     expect(revoked).toEqual({ id: key.id, revoked_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    // A revoke in another process takes effect within the key cache's lifetime (api-key-auth.service.ts).
+    await new Promise((r) => setTimeout(r, Math.max(0, lastUse + CACHE_TTL_MS + 50 - Date.now())));
     expect((await api(app, rotated.token as string).get('/me')).status).toBe(401);
     const after = await json('key:list', '--workspace', ws.id as string);
     expect((after.keys as Array<{ revoked_at: string | null }>)[0].revoked_at).toBe(revoked.revoked_at);
