@@ -10,6 +10,7 @@ import helmet from 'helmet';
 import { ServiceExpressAdapter } from './common/http/express-adapter.js';
 import { AppModule } from './app.module.js';
 import { sendError } from './common/http/exception.filter.js';
+import { bindIdempotency } from './common/idempotency/idempotency.interceptor.js';
 import { requestIdMiddleware, type ServiceRequest } from './common/http/request-context.js';
 import { registerRoutes, routesOfExpressApp } from './common/http/route-table.js';
 import { accessLogger, PinoNestLogger } from './common/logging/logger.js';
@@ -92,6 +93,7 @@ export async function createHttpApp(): Promise<NestExpressApplication> {
     abortOnError: false,
   });
   configureHttpApp(app);
+  bindIdempotency(app);
   await app.init();
   registerRoutes(routesOfExpressApp(app.getHttpAdapter().getInstance()));
   return app;

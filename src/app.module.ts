@@ -1,5 +1,5 @@
 import { Module, type DynamicModule, type Type } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiKeyGuard } from './common/auth/api-key.guard.js';
 import { EnvelopeExceptionFilter } from './common/http/exception.filter.js';
@@ -58,7 +58,8 @@ export const CORE_MODULES: Array<Type<unknown> | DynamicModule> = [
   providers: [
     RateLimitService,
     { provide: APP_GUARD, useClass: ApiKeyGuard },
-    { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
+    // Bound to POST and PATCH handlers by bindIdempotency() (app.factory.ts), not globally.
+    IdempotencyInterceptor,
     { provide: APP_PIPE, useClass: ServiceValidationPipe },
     { provide: APP_FILTER, useClass: EnvelopeExceptionFilter },
   ],

@@ -5,6 +5,10 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { RequestMethod } from '@nestjs/common';
+import { INTERCEPTORS_METADATA } from '@nestjs/common/constants.js';
+import { routesOfExpressApp } from '../src/common/http/route-table.js';
+import { handlersFor, IdempotencyInterceptor } from '../src/common/idempotency/idempotency.interceptor.js';
 import { api, bootApp, createTenant, type TestTenant } from './helpers/app.js';
 import { waitFor } from './helpers/wait.js';
 
@@ -36,6 +40,49 @@ describe('Idempotency-Key', () => {
     const req = api(app, t.provisioningToken).post('/provisioning/workspaces');
     return (key === undefined ? req : req.set('Idempotency-Key', key)).send(body as object);
   };
+
+  it('is bound to every POST and PATCH handler of every controller, and to no other', async () => {
+    const interceptor = app.get(IdempotencyInterceptor);
+    const bound = (handler: object): boolean =>
+      ((Reflect.getMetadata(INTERCEPTORS_METADATA, handler) as unknown[] | undefined) ?? []).includes(
+        interceptor,
+      );
+    const writes = handlersFor(app, [RequestMethod.POST, RequestMethod.PATCH]);
+    const others = handlersFor(app, [
+      RequestMethod.GET,
+      RequestMethod.DELETE,
+      RequestMethod.PUT,
+      RequestMethod.ALL,
+    ]);
+    // Route layers Express holds for POST and PATCH, less the wildcard one a module's middleware
+    // (the inbound body reader) is mounted on: each remaining one is a controller handler.
+    const writeRoutes = routesOfExpressApp(app.getHttpAdapter().getInstance()).filter(
+      (r) => (r.method === 'post' || r.method === 'patch') && !r.path.includes('*'),
+    );
+    expect(writes.length).toBe(writeRoutes.length);
+    expect(writes.filter((h) => !bound(h))).toEqual([]);
+    expect(others.length).toBeGreaterThan(10);
+    expect(others.filter(bound)).toEqual([]);
+
+    // And it acts on a PATCH in another module: the replay carries the header and the first body.
+    const t = await createTenant(app);
+    const created = await api(app, t.token)
+      .post('/contacts')
+      .send({ email: 'idem-patch@example.com', first_name: 'Idem' });
+    expect(created.status).toBe(200);
+    const patch = (title: string): request.Test =>
+      api(app, t.token)
+        .patch(`/contacts/${created.body.data.id}`)
+        .set('Idempotency-Key', 'patch-once')
+        .send({ title });
+    const first = await patch('First');
+    expect(first.status).toBe(200);
+    const again = await patch('First');
+    expect(again.status).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect((await patch('Second')).body.error.type).toBe('idempotency_key_reused');
+  });
 
   it('runs the handler once for 50 concurrent identical POSTs; answers are equal or 409', async () => {
     const t = await createTenant(app, { maxWorkspaces: 100 });
