@@ -310,6 +310,40 @@ describe('contacts: upsert, merge, lists, filters, tenancy', () => {
     expect(await createdEvents(t.workspaceId)).toHaveLength(1);
   });
 
+  it('shows each contact in a list exactly as GET /contacts/{id} shows it, suppressed or not', async () => {
+    const t = await createTenant(app);
+    await post(t, { email: 'plain@example.com', custom_fields: { plan: 'pro' }, timezone: 'Europe/Paris' });
+    await post(t, { email: 'blocked@example.com' });
+    await post(t, { email: 'someone@blocked-domain.example' });
+    for (const entry of [{ email: 'blocked@example.com' }, { domain: 'blocked-domain.example' }]) {
+      expect((await api(app, t.token).post('/suppressions').send(entry)).status).toBe(201);
+    }
+    // Times written straight to the row, which PostgreSQL writes back as `.89` and without a fraction.
+    await app.get(DataSource).query(
+      `UPDATE contacts SET created_at = '2026-03-04 05:06:07.89+00', updated_at = '2026-03-04 05:06:07+00'
+          WHERE workspace_id = $1 AND email = 'plain@example.com'`,
+      [t.workspaceId],
+    );
+    const list = (await api(app, t.token).get('/contacts')).body.data as ContactBody[];
+    expect(list).toHaveLength(3);
+    for (const listed of list) {
+      const shown = await api(app, t.token).get(`/contacts/${listed.id}`);
+      expect(listed).toEqual(shown.body.data);
+    }
+    const byEmail = Object.fromEntries(list.map((c) => [c.email, c]));
+    expect(byEmail['plain@example.com']).toMatchObject({
+      created_at: '2026-03-04T05:06:07.890Z',
+      updated_at: '2026-03-04T05:06:07.000Z',
+      sendable: true,
+      suppression: null,
+    });
+    expect(byEmail['blocked@example.com'].suppression).toEqual({
+      reason: 'manual',
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+    });
+    expect(byEmail['someone@blocked-domain.example']).toMatchObject({ sendable: false });
+  });
+
   it('pages 57 contacts by 10 forward to the end and back, visiting each exactly once', async () => {
     const t = await createTenant(app);
     const ids = await seed(t, 57);

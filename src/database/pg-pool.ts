@@ -11,8 +11,16 @@ export interface PgClient {
   release(err?: boolean): void;
 }
 
+/** A query with its own type parsers (e.g. TIMESTAMPTZ_AS_TEXT, timestamps.ts). */
+export interface PgQueryConfig {
+  text: string;
+  values?: unknown[];
+  types?: { getTypeParser(oid: number, format?: 'text' | 'binary'): (value: string) => unknown };
+}
+
 export interface PgPool {
   query<R = Record<string, unknown>>(sql: string, values?: unknown[]): Promise<{ rows: R[] }>;
+  query<R = Record<string, unknown>>(config: PgQueryConfig): Promise<{ rows: R[] }>;
   connect(): Promise<PgClient>;
 }
 

@@ -10,7 +10,7 @@ import { paginateSql, type Page, type RawKeyed } from '../../common/http/paginat
 import { pgPool, SqlConditions } from '../../database/pg-pool.js';
 import { parseTimestamp } from './contact-fields.js';
 import { upsertContacts, upsertRowOf, type ContactUpsertRow } from './contact-upsert.js';
-import { contactFromRow, toContactView, type ContactView } from './contact-view.js';
+import { contactViewOfListRow, toContactView, type ContactView } from './contact-view.js';
 import { ContactsRepository } from './contacts.repository.js';
 import { parseStageList, type ListContactsQueryDto } from './dto/list-contacts-query.dto.js';
 import type { CreateContactDto, UpdateContactDto } from './dto/upsert-contact.dto.js';
@@ -47,7 +47,7 @@ export class ContactsService {
       query,
       { tenant: workspaceId, route: 'contacts.index' },
     );
-    return { ...page, items: page.items.map((row) => toContactView(contactFromRow(row))) };
+    return { ...page, items: page.items.map(contactViewOfListRow) };
   }
 
   async show(workspaceId: string, id: number): Promise<ContactView> {
