@@ -26,11 +26,12 @@ export function createSmtpTransport(s: MailServerSettings, pooled = true): Trans
 export class SmtpTransportPool implements OnModuleDestroy {
   private readonly transports = new Map<string, { fingerprint: string; transport: Transporter }>();
 
-  get(inboxId: string, fingerprint: string, settings: MailServerSettings): Transporter {
+  /** `settings` is only called (credentials decrypted) when the inbox has no pool for `fingerprint`. */
+  get(inboxId: string, fingerprint: string, settings: () => MailServerSettings): Transporter {
     const cached = this.transports.get(inboxId);
     if (cached && cached.fingerprint === fingerprint) return cached.transport;
     cached?.transport.close();
-    const transport = createSmtpTransport(settings);
+    const transport = createSmtpTransport(settings());
     this.transports.set(inboxId, { fingerprint, transport });
     return transport;
   }
