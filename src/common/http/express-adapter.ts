@@ -40,9 +40,15 @@ export class ShapedRequest extends IncomingMessage {
   }
 }
 
-/** A response with the property Express adds (`locals`). */
+/**
+ * A response with the properties set after construction: `locals` (Express), `statusCode` (200 is
+ * otherwise a prototype default until `res.status()` sets it) and `_maxRequestsPerSocket` (Node's
+ * server sets it right after construction).
+ */
 export class ShapedResponse<Req extends IncomingMessage = IncomingMessage> extends ServerResponse<Req> {
   locals: unknown = undefined;
+  override statusCode = 200;
+  _maxRequestsPerSocket: number | undefined = undefined;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
