@@ -215,6 +215,11 @@ try {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   worker = started.proc;
+  // A worker that dies fails the run at once instead of leaving it waiting for sends.
+  const workerExited = new Promise((_, fail) =>
+    worker.once('exit', (code, signal) => fail(new Error(`worker exited (${code ?? signal})`))),
+  );
+  workerExited.catch(() => undefined);
   await sleep(3000); // the worker is up and ticking on an empty table
   const enrollDue = (emailPrefix) =>
     withClient(dbUrl, (c) =>
@@ -227,7 +232,7 @@ try {
   if (WARMUP > 0) {
     log(`warm-up: enrolling ${WARMUP} other contacts, not measured`);
     await enrollDue('w');
-    await acceptedReaches(baseline + WARMUP);
+    await Promise.race([acceptedReaches(baseline + WARMUP), workerExited]);
     baseline = accepted;
   }
   log(`enrolling ${SENDS} contacts, due now`);
@@ -236,6 +241,7 @@ try {
   const start = performance.now();
   await Promise.race([
     acceptedReaches(baseline + SENDS),
+    workerExited,
     new Promise((_, fail) =>
       setTimeout(() => fail(new Error('engine did not send everything within 10 minutes')), 600_000),
     ),
