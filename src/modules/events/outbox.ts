@@ -4,8 +4,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
-import { EventRecord } from './entities/event.entity.js';
 import type { EventType } from './event-types.js';
 
 export interface NewEvent {
@@ -31,24 +29,24 @@ export function notifyOutbox(): void {
   for (const l of listeners) l();
 }
 
+/**
+ * One statement for any number of events: five arrays unnested into rows (the ORM's insert builder
+ * cost about 25 µs of CPU per event in the sending worker's group finalisation, bench/sending.mjs).
+ * `data` is stored as the JSON text `JSON.stringify` gives, as the ORM wrote it.
+ */
+const INSERT_EVENTS = `INSERT INTO events (id, workspace_id, type, data, occurred_at)
+  SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::json[], $5::timestamptz[])`;
+
 export async function recordEvents(manager: EntityManager, events: NewEvent[]): Promise<void> {
   if (events.length === 0) return;
   const now = new Date();
-  const rows = events.map((e) => ({
-    id: randomUUID(),
-    workspaceId: e.workspaceId,
-    type: e.type,
-    data: e.data,
-    occurredAt: e.occurredAt ?? now,
-  }));
-  for (let i = 0; i < rows.length; i += 1000) {
-    await manager
-      .createQueryBuilder()
-      .insert()
-      .into(EventRecord)
-      .values(rows.slice(i, i + 1000) as QueryDeepPartialEntity<EventRecord>[])
-      .execute();
-  }
+  await manager.query(INSERT_EVENTS, [
+    events.map(() => randomUUID()),
+    events.map((e) => e.workspaceId),
+    events.map((e) => e.type),
+    events.map((e) => JSON.stringify(e.data)),
+    events.map((e) => e.occurredAt ?? now),
+  ]);
   // Listeners poll the table; waking them early after the transaction commits is a bonus, not a need.
   // NOTIFY is transactional: delivered to other processes on commit, dropped on rollback.
   await manager.query(`SELECT pg_notify('${OUTBOX_CHANNEL}', '')`);
