@@ -11,7 +11,8 @@ const contact = {
   stage: 'new',
   customFields: { plan: 'gold' },
 };
-const vars = templateVars(contact, { email: 'me@sender.test', displayName: 'Me', domain: 'sender.test' });
+const sender = { email: 'me@sender.test', displayName: 'Me', domain: 'sender.test' };
+const vars = templateVars(contact, sender);
 
 describe('Liquid templates', () => {
   it('renders contact fields, custom_fields.* and sender.*', async () => {
@@ -21,6 +22,26 @@ describe('Liquid templates', () => {
         vars,
       ),
     ).resolves.toBe('Hi Ada at Engines Ltd (gold) from Me');
+  });
+
+  it('renders one template text for many contacts, each with its own values, and keeps refusing bad ones', async () => {
+    const text = 'Hi {{ first_name }} of {% if company %}{{ company }}{% else %}nowhere{% endif %}';
+    const names = Array.from({ length: 300 }, (_, i) => `N${i}`);
+    const out = await Promise.all(
+      names.map((n, i) =>
+        renderTemplate(
+          text,
+          templateVars({ ...contact, firstName: n, company: i % 2 ? `C${i}` : null }, sender),
+        ),
+      ),
+    );
+    expect(out).toEqual(names.map((n, i) => `Hi ${n} of ${i % 2 ? `C${i}` : 'nowhere'}`));
+    // More distinct texts than the parse cache holds: every one still renders its own output.
+    for (let i = 0; i < 250; i++)
+      await expect(renderTemplate(`t${i} {{ first_name }}`, vars)).resolves.toBe(`t${i} Ada`);
+    await expect(renderTemplate(text, vars)).resolves.toBe('Hi Ada of Engines Ltd');
+    for (let i = 0; i < 2; i++)
+      await expect(renderTemplate('{% if %}', vars)).rejects.toBeInstanceOf(TemplateError);
   });
 
   it('renders unknown variables as empty strings', async () => {

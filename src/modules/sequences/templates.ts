@@ -55,16 +55,30 @@ for (const tag of ['include', 'render', 'layout']) {
 
 export class TemplateError extends Error {}
 
+/**
+ * Parsed templates by their text, so a step sent to thousands of contacts is parsed once per
+ * process, not once per message (liquidjs renders a parsed template any number of times; a parse
+ * keeps no variables). Bounded: the oldest entry goes when it is full.
+ */
+const PARSED_MAX = 200;
+const parsedByText = new Map<string, Template[]>();
+
 function parse(template: string): Template[] {
+  const cached = parsedByText.get(template);
+  if (cached) return cached;
   if (template.length > TEMPLATE_MAX_LENGTH) {
     throw new TemplateError(`template is longer than ${TEMPLATE_MAX_LENGTH} characters`);
   }
+  let parsed: Template[];
   try {
-    return engine.parse(template);
+    parsed = engine.parse(template);
   } catch (err) {
     const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
     throw new TemplateError(message);
   }
+  if (parsedByText.size >= PARSED_MAX) parsedByText.delete(parsedByText.keys().next().value as string);
+  parsedByText.set(template, parsed);
+  return parsed;
 }
 
 /** Throws TemplateError with a one-line reason when `template` does not parse. */
