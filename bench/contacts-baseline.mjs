@@ -22,7 +22,7 @@ const pool = new pg.Pool({
   max: Number(process.env.DB_POOL_SIZE || 20),
 });
 
-const COLUMNS = `id, workspace_id, email, first_name, last_name, company, title, phone, timezone, custom_fields,
+const COLUMNS = `id, email, first_name, last_name, company, title, phone, timezone, custom_fields,
   stage, source, suppression_reason, suppressed_at, created_at, updated_at`;
 // The service's query (pagination.ts + TenantRepository.query): workspace filter, keyset condition,
 // ORDER BY created_at DESC, id DESC, LIMIT per_page + 1.

@@ -30,6 +30,16 @@ describe('sending engine (real SMTP)', () => {
   const one = async <T>(sql: string, params?: unknown[]): Promise<T> =>
     ((await db.query(sql, params)) as T[])[0];
 
+  /** Waits until the enrollment's status is `completed`; `what` names the wait in a timeout. */
+  const untilCompleted = async (enrollmentId: number, what = 'enrollment completed'): Promise<void> => {
+    await waitFor(
+      async () =>
+        (await one<{ status: string }>('SELECT status FROM enrollments WHERE id = $1', [enrollmentId]))
+          .status === 'completed',
+      what,
+    );
+  };
+
   beforeAll(async () => {
     process.env.SEND_TICK_MS = '50';
     process.env.SEND_MIN_GAP_SECONDS = '0';
@@ -74,12 +84,7 @@ describe('sending engine (real SMTP)', () => {
     });
     const enrollmentId = await seedEnrollment(q, t.workspaceId, c.campaignId, contactId);
 
-    await waitFor(
-      async () =>
-        (await one<{ status: string }>('SELECT status FROM enrollments WHERE id = $1', [enrollmentId]))
-          .status === 'completed',
-      'enrollment completed',
-    );
+    await untilCompleted(enrollmentId);
     const mails = mailsTo('ada@example.com');
     expect(mails).toHaveLength(2);
     const [first, second] = mails;
@@ -170,12 +175,7 @@ describe('sending engine (real SMTP)', () => {
     });
     const contactId = await seedContact(q, t.workspaceId, 'nofooter@example.com', { first_name: 'Grace' });
     const enrollmentId = await seedEnrollment(q, t.workspaceId, c.campaignId, contactId);
-    await waitFor(
-      async () =>
-        (await one<{ status: string }>('SELECT status FROM enrollments WHERE id = $1', [enrollmentId]))
-          .status === 'completed',
-      'enrollment completed',
-    );
+    await untilCompleted(enrollmentId);
     const [mail] = mailsTo('nofooter@example.com');
     const lu = String(rawHeader(mail.raw, 'List-Unsubscribe'));
     expect(lu).toMatch(/^<http:\/\/service\.test\/u\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+>$/);
@@ -383,12 +383,7 @@ describe('sending engine (real SMTP)', () => {
 
     // A person reviewed it and resumes: step 1 is skipped (never resent), step 2 goes out as a follow-up.
     await q(`UPDATE enrollments SET status = 'active', next_step_at = now() WHERE id = $1`, [enrollmentId]);
-    await waitFor(
-      async () =>
-        (await one<{ status: string }>('SELECT status FROM enrollments WHERE id = $1', [enrollmentId]))
-          .status === 'completed',
-      'enrollment completed after resume',
-    );
+    await untilCompleted(enrollmentId, 'enrollment completed after resume');
     const mails = mailsTo('crash@example.com');
     expect(mails).toHaveLength(1);
     expect(mails[0].parsed.text).toContain('Following up, Cy.');

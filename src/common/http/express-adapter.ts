@@ -16,7 +16,6 @@
  * 204/304, a non-JSON Content-Type already set) goes through Nest's own reply.
  */
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import { StreamableFile, type NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { Response } from 'express';
@@ -32,12 +31,8 @@ export class ShapedRequest extends IncomingMessage {
   route: unknown = undefined;
   body: unknown = undefined;
   id = '';
-  startedAt = process.hrtime.bigint();
+  startedAt = 0n;
   principal: unknown = undefined;
-
-  constructor(socket: Socket) {
-    super(socket);
-  }
 }
 
 /**

@@ -100,6 +100,14 @@ export interface Page<T> {
   perPage: number;
 }
 
+/** Page size, decoded cursor and direction of a list request: the part both paginators share. */
+function keysetOf(query: PageQueryDto, scope: PageScope) {
+  const perPage = query.per_page ?? DEFAULT_PER_PAGE;
+  const cursor = query.cursor ? decodeCursor(scope, query.cursor) : undefined;
+  const backwards = cursor?.d === 'p';
+  return { perPage, cursor, backwards, dir: backwards ? ('ASC' as const) : ('DESC' as const) };
+}
+
 /**
  * Runs `qb` (already filtered to the tenant) one keyset page at a time. `alias` is the query's main
  * alias; the entity needs `createdAt` (timestamptz(3)) and `id` columns.
@@ -110,9 +118,7 @@ export async function paginate<T extends ObjectLiteral & Keyed>(
   query: PageQueryDto,
   scope: PageScope,
 ): Promise<Page<T>> {
-  const perPage = query.per_page ?? DEFAULT_PER_PAGE;
-  const cursor = query.cursor ? decodeCursor(scope, query.cursor) : undefined;
-  const backwards = cursor?.d === 'p';
+  const { perPage, cursor, backwards, dir } = keysetOf(query, scope);
   if (cursor) {
     qb.andWhere(
       `(${alias}.createdAt, ${alias}.id) ${backwards ? '>' : '<'} (:cursorT::timestamptz, :cursorI)`,
@@ -122,7 +128,6 @@ export async function paginate<T extends ObjectLiteral & Keyed>(
       },
     );
   }
-  const dir = backwards ? 'ASC' : 'DESC';
   const rows = await qb
     .orderBy(`${alias}.createdAt`, dir)
     .addOrderBy(`${alias}.id`, dir)
@@ -153,12 +158,9 @@ export async function paginateSql<R extends RawKeyed>(
   query: PageQueryDto,
   scope: PageScope,
 ): Promise<Page<R>> {
-  const perPage = query.per_page ?? DEFAULT_PER_PAGE;
-  const cursor = query.cursor ? decodeCursor(scope, query.cursor) : undefined;
-  const backwards = cursor?.d === 'p';
+  const { perPage, cursor, backwards, dir } = keysetOf(query, scope);
   if (cursor)
     where.where(`(created_at, id) ${backwards ? '>' : '<'} (?::timestamptz, ?)`, cursor.t, cursor.i);
-  const dir = backwards ? 'ASC' : 'DESC';
   const sql = `${select} ${where.toSql()} ORDER BY created_at ${dir}, id ${dir} LIMIT ${perPage + 1}`;
   const { rows } = await pool.query<R>({ text: sql, values: where.params, types: TIMESTAMPTZ_AS_TEXT });
   return pageOf(rows, perPage, cursor, scope, (row) => [isoOfTimestamptz(row.created_at), row.id]);

@@ -20,7 +20,20 @@ export interface ContactView {
   updated_at: string;
 }
 
+/** A contact's fields (its workspace aside) with timestamps of type T: Date from the ORM, PostgreSQL's text from the list query. */
+type ContactRecord<T> = Omit<Contact, 'workspaceId' | 'createdAt' | 'updatedAt' | 'suppressedAt'> & {
+  createdAt: T;
+  updatedAt: T;
+  suppressedAt: T | null;
+};
+
+const isoOfDate = (d: Date): string => d.toISOString();
+
 export function toContactView(c: Contact): ContactView {
+  return viewOf(c, isoOfDate);
+}
+
+function viewOf<T>(c: ContactRecord<T>, iso: (t: T) => string): ContactView {
   return {
     id: c.id,
     email: c.email,
@@ -36,22 +49,35 @@ export function toContactView(c: Contact): ContactView {
     suppression:
       c.suppressionReason === null
         ? null
-        : {
-            reason: c.suppressionReason,
-            created_at: (c.suppressedAt ?? c.updatedAt).toISOString(),
-          },
+        : { reason: c.suppressionReason, created_at: iso(c.suppressedAt ?? c.updatedAt) },
     source: c.source,
-    created_at: c.createdAt.toISOString(),
-    updated_at: c.updatedAt.toISOString(),
+    created_at: iso(c.createdAt),
+    updated_at: iso(c.updatedAt),
   };
 }
 
+const dateOf = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)));
+
 /** A raw `contacts` row (snake_case, as RETURNING * gives it) as an entity-shaped object. */
 export function contactFromRow(row: Record<string, unknown>): Contact {
-  const date = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)));
+  return { ...recordOfRow(row, dateOf), workspaceId: row.workspace_id as string };
+}
+
+/**
+ * The view straight from a row of the list query (timestamptz as PostgreSQL's text, pagination.ts
+ * RawKeyed): the same fields and values as `toContactView(contactFromRow(row))` without Date values
+ * in between.
+ */
+export function contactViewOfListRow(row: Record<string, unknown>): ContactView {
+  return viewOf(
+    recordOfRow(row, (v) => v as string),
+    isoOfTimestamptz,
+  );
+}
+
+function recordOfRow<T>(row: Record<string, unknown>, time: (v: unknown) => T): ContactRecord<T> {
   return {
     id: Number(row.id),
-    workspaceId: row.workspace_id as string,
     email: row.email as string,
     firstName: (row.first_name as string | null) ?? null,
     lastName: (row.last_name as string | null) ?? null,
@@ -63,41 +89,8 @@ export function contactFromRow(row: Record<string, unknown>): Contact {
     stage: row.stage as ContactStage,
     source: row.source as ContactSource,
     suppressionReason: (row.suppression_reason as string | null) ?? null,
-    suppressedAt: row.suppressed_at == null ? null : date(row.suppressed_at),
-    createdAt: date(row.created_at),
-    updatedAt: date(row.updated_at),
-  };
-}
-
-/**
- * The view straight from a row of the list query (snake_case, timestamptz as PostgreSQL's text,
- * pagination.ts RawKeyed): the same fields and values as `toContactView(contactFromRow(row))`
- * without the entity-shaped object or Date values in between.
- */
-export function contactViewOfListRow(row: Record<string, unknown>): ContactView {
-  const reason = (row.suppression_reason as string | null) ?? null;
-  const updatedAt = isoOfTimestamptz(row.updated_at as string);
-  return {
-    id: Number(row.id),
-    email: row.email as string,
-    first_name: (row.first_name as string | null) ?? null,
-    last_name: (row.last_name as string | null) ?? null,
-    company: (row.company as string | null) ?? null,
-    title: (row.title as string | null) ?? null,
-    phone: (row.phone as string | null) ?? null,
-    timezone: (row.timezone as string | null) ?? null,
-    custom_fields: (row.custom_fields as Record<string, string> | null) ?? {},
-    stage: row.stage as ContactStage,
-    sendable: reason === null,
-    suppression:
-      reason === null
-        ? null
-        : {
-            reason,
-            created_at: row.suppressed_at == null ? updatedAt : isoOfTimestamptz(row.suppressed_at as string),
-          },
-    source: row.source as ContactSource,
-    created_at: isoOfTimestamptz(row.created_at as string),
-    updated_at: updatedAt,
+    suppressedAt: row.suppressed_at == null ? null : time(row.suppressed_at),
+    createdAt: time(row.created_at),
+    updatedAt: time(row.updated_at),
   };
 }

@@ -15,7 +15,7 @@ import { ContactsRepository } from './contacts.repository.js';
 import { parseStageList, type ListContactsQueryDto } from './dto/list-contacts-query.dto.js';
 import type { CreateContactDto, UpdateContactDto } from './dto/upsert-contact.dto.js';
 
-const LIST_SELECT = `SELECT id, workspace_id, email, first_name, last_name, company, title, phone, timezone,
+const LIST_SELECT = `SELECT id, email, first_name, last_name, company, title, phone, timezone,
   custom_fields, stage, source, suppression_reason, suppressed_at, created_at, updated_at FROM contacts`;
 
 @Injectable()
