@@ -1,5 +1,5 @@
 /**
- * Builds the HTTP application: Express 5 with body limits, helmet, request ids, request logs,
+ * Builds the HTTP application: Express 5, helmet, request ids, request logs,
  * /api/v1 prefix, OpenAPI and the error envelope on every failure path. Used by main.ts and tests.
  */
 import { RequestMethod, type INestApplication } from '@nestjs/common';
@@ -9,6 +9,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import helmet from 'helmet';
 import { ServiceExpressAdapter } from './common/http/express-adapter.js';
 import { AppModule } from './app.module.js';
+import { hasBody } from './common/http/body-reader.js';
 import { sendError } from './common/http/exception.filter.js';
 import { bindIdempotency } from './common/idempotency/idempotency.interceptor.js';
 import { requestIdMiddleware, type ServiceRequest } from './common/http/request-context.js';
@@ -18,53 +19,16 @@ import { appConfig } from './config/app-config.js';
 import { setupOpenApi } from './openapi.js';
 
 export const API_PREFIX = 'api/v1';
-const JSON_LIMIT = '1mb';
-/** Imports carry up to the plan's row cap of contacts. */
-const IMPORT_JSON_LIMIT = '64mb';
 
-function requireJsonBody(req: Request, _res: Response, next: NextFunction): void {
-  const hasBody =
-    Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
-  if (
-    hasBody &&
-    ['POST', 'PATCH', 'PUT'].includes(req.method) &&
-    req.path.startsWith('/api/v1/') &&
-    !req.path.startsWith('/api/v1/inbound/') &&
-    !req.is('application/json') &&
-    !req.is('application/*+json')
-  ) {
-    const err = Object.assign(new Error('Content-Type must be application/json'), {
-      status: 400,
-      type: 'content.type',
-    });
-    next(err);
-    return;
-  }
-  next();
-}
+/** The unsubscribe form (public, outside /api/v1) posts one urlencoded field; bodies are tiny. */
+const UNSUBSCRIBE_FORM_LIMIT = '16kb';
 
-/** Deeper JSON than any route accepts; refused before recursive code (fingerprints, validation) sees it. */
-const MAX_JSON_DEPTH = 32;
-
-function jsonDepthExceeds(value: unknown, max: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length) {
-    const [v, depth] = stack.pop()!;
-    if (v === null || typeof v !== 'object') continue;
-    if (depth >= max) return true;
-    for (const child of Array.isArray(v) ? v : Object.values(v as Record<string, unknown>)) {
-      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
-    }
-  }
-  return false;
-}
-
-function limitJsonDepth(req: Request, _res: Response, next: NextFunction): void {
-  if (req.body !== undefined && jsonDepthExceeds(req.body, MAX_JSON_DEPTH)) {
-    next(Object.assign(new Error('JSON nested too deeply'), { status: 400, type: 'entity.too.deep' }));
-    return;
-  }
-  next();
+/**
+ * The path as logged: an unsubscribe link's path is its token (a bearer credential for one
+ * address, CONTRACT §12), so `/u/{token}` is written as `/u/:token`.
+ */
+export function loggedPath(path: string): string {
+  return path.startsWith('/u/') ? '/u/:token' : path;
 }
 
 function logOnFinish(req: Request, res: Response): void {
@@ -75,7 +39,7 @@ function logOnFinish(req: Request, res: Response): void {
       {
         requestId: sr.id,
         method: req.method,
-        path: req.path,
+        path: loggedPath(req.path),
         status: res.statusCode,
         ms: Math.round(ms * 10) / 10,
         key: sr.principal?.prefix,
@@ -85,22 +49,15 @@ function logOnFinish(req: Request, res: Response): void {
   });
 }
 
-/** body-parser's own test (type-is `hasBody`): a request without either header has no body to read. */
-const mayHaveBody = (req: Request): boolean =>
-  req.headers['transfer-encoding'] !== undefined || req.headers['content-length'] !== undefined;
-
 /**
- * The body readers and checks, in order, as one middleware that requests without a body (most GETs)
- * skip in one step instead of passing five router layers that each find nothing to do.
+ * The only body read in middleware: the public unsubscribe form (`/u/{token}`, no credential to check,
+ * 16 KB, inflated bytes counted by body-parser). /api/v1 bodies are read after authentication by
+ * the ApiKeyGuard (common/http/request-body.ts); /api/v1/inbound reads its own after its secret.
+ * Requests without a body (most GETs) skip this in one test.
  */
-function bodyReaders(): (req: Request, res: Response, next: NextFunction) => void {
-  const readers = express.Router();
-  readers.use('/api/v1/contacts/import', express.json({ limit: IMPORT_JSON_LIMIT }));
-  readers.use(requireJsonBody);
-  readers.use(express.json({ limit: JSON_LIMIT, type: ['application/json', 'application/*+json'] }));
-  readers.use(limitJsonDepth);
-  readers.use('/u', express.urlencoded({ extended: false, limit: '16kb' }));
-  return (req, res, next) => (mayHaveBody(req) ? readers(req, res, next) : next());
+function unsubscribeFormReader(): (req: Request, res: Response, next: NextFunction) => void {
+  const form = express.urlencoded({ extended: false, limit: UNSUBSCRIBE_FORM_LIMIT });
+  return (req, res, next) => (hasBody(req) && req.url.startsWith('/u/') ? form(req, res, next) : next());
 }
 
 export async function createHttpApp(): Promise<NestExpressApplication> {
@@ -127,7 +84,7 @@ export function configureHttpApp(app: NestExpressApplication): void {
     requestIdMiddleware(req, res, next);
   });
   app.use(helmet({ contentSecurityPolicy: false }));
-  app.use(bodyReaders());
+  app.use(unsubscribeFormReader());
   app.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
     if (!err) return next();
     sendError(err, req as ServiceRequest, res);

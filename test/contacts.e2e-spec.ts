@@ -262,15 +262,17 @@ describe('contacts: upsert, merge, lists, filters, tenancy', () => {
       expect(res.body.error.type).toBe('validation_failed');
     }
     expect(await createdEvents(t.workspaceId)).toHaveLength(0);
-    // Lone surrogates (valid JSON, refused by jsonb) are stored as U+FFFD, never a 500.
+    // Lone surrogates (valid JSON, not valid Unicode) are refused with 422 naming the field (CONTRACT
+    // §12), never a 500.
     const odd = await post(t, {
       email: 'odd@example.com',
       first_name: 'a\ud800b',
       custom_fields: { 'k\udc00': '\ud83d' },
     });
-    expect(odd.status).toBe(200);
-    expect(odd.body.data.first_name).toBe('a\ufffdb');
-    expect(odd.body.data.custom_fields).toEqual({ 'k\ufffd': '\ufffd' });
+    expect({ status: odd.status, field: odd.body.error?.field }).toEqual({
+      status: 422,
+      field: 'first_name',
+    });
     const tz = await post(t, { email: 'tz@example.com', timezone: 'Asia/Kolkata' });
     expect(tz.body.data.timezone).toBe('Asia/Kolkata');
     const cleared = await post(t, { email: 'tz@example.com', timezone: null });

@@ -1,7 +1,8 @@
 /**
  * The global guard chain, in CONTRACT §2 order: credential (401) → source IP (403) → tier (403) →
- * scope (403), then the per-key rate limit (429). Routes must declare their auth; undeclared routes
- * are refused (fail closed).
+ * scope (403), then the per-key rate limit (429), and only then the request body (CONTRACT §12: no
+ * request is parsed before its credential is checked; request-body.ts). Routes must declare their
+ * auth; undeclared routes are refused (fail closed).
  *
  * The credential goes through passport's registered `bearer` strategy (passport-http-bearer, see
  * bearer.strategy.ts), run with the strategy protocol passport itself uses: an object whose
@@ -16,6 +17,7 @@ import { Reflector } from '@nestjs/core';
 import type { Response } from 'express';
 import { ApiError } from '../http/api-error.js';
 import type { ServiceRequest } from '../http/request-context.js';
+import { RAW_BODY_METADATA, readApiBody, type BodyLimit } from '../http/request-body.js';
 import { RateLimitService } from '../rate-limit/rate-limit.service.js';
 import { AUTH_METADATA, PUBLIC_METADATA, type AuthRequirement } from './auth.decorator.js';
 import { ipAllowed } from './ip-rules.js';
@@ -38,7 +40,9 @@ function authenticate(strategy: BearerStrategy, headers: ServiceRequest['headers
     };
     action.success = (user) => (user ? resolve(user) : reject(ApiError.unauthenticated(UNKNOWN_KEY)));
     action.fail = () => reject(ApiError.unauthenticated(UNKNOWN_KEY));
-    action.error = (err) => reject(err instanceof ApiError ? err : ApiError.unauthenticated(UNKNOWN_KEY));
+    // A failure to look the key up (database unreachable) is not a verdict on the key: the error
+    // goes to the exception mapping (503 service_unavailable for a connection failure), never 401.
+    action.error = (err) => reject(err);
     action.authenticate({ headers } as ServiceRequest, { session: false });
   });
 }
@@ -73,6 +77,10 @@ export class ApiKeyGuard implements CanActivate {
     const outcome = await this.rateLimits.consume(principal.keyId, principal.rateLimit);
     const res = ctx.switchToHttp().getResponse<Response>();
     for (const [k, v] of Object.entries(outcome.headers)) res.setHeader(k, v);
+    await readApiBody(
+      req,
+      this.reflector.getAllAndOverride<BodyLimit | undefined>(RAW_BODY_METADATA, targets),
+    );
     return true;
   }
 }

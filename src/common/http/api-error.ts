@@ -14,7 +14,8 @@ export type ErrorType =
   | 'validation_failed'
   | 'idempotency_key_reused'
   | 'rate_limited'
-  | 'internal_error';
+  | 'internal_error'
+  | 'service_unavailable';
 
 export interface ErrorBody {
   error: { type: ErrorType; message: string; field?: string };

@@ -30,6 +30,19 @@ export function mapError(exception: unknown, requestId: string): MappedError {
       unexpected: false,
     };
   }
+  if (isDependencyUnavailable(exception)) {
+    return {
+      status: 503,
+      body: {
+        error: {
+          type: 'service_unavailable',
+          message: 'The service is temporarily unavailable; retry later',
+        },
+      },
+      headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+      unexpected: false,
+    };
+  }
   const library = libraryError(exception);
   if (library) return { ...library, headers: {}, unexpected: false };
   if (exception instanceof HttpException) {
@@ -51,6 +64,64 @@ export function mapError(exception: unknown, requestId: string): MappedError {
     headers: {},
     unexpected: true,
   };
+}
+
+/** What a client is told to wait after a 503 while the database is unreachable. */
+export const RETRY_AFTER_SECONDS = 5;
+
+/** Socket-level failures to reach a dependency (Node's system error codes). */
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  'ECONNABORTED',
+]);
+
+/**
+ * PostgreSQL SQLSTATEs that say "the server cannot serve you now", not "your query is wrong":
+ * class 08 (connection exception), 57P01-57P03 (admin/crash shutdown, cannot connect now), 53300
+ * (too many connections) and 53 (insufficient resources) in general.
+ */
+const UNAVAILABLE_SQLSTATE = /^(08...|57P0[123]|53...)$/;
+
+/** Messages of pg and pg-pool for a connection lost or never made (they carry no code). */
+const UNAVAILABLE_MESSAGE =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection refused)/i;
+
+/**
+ * A connection-level failure of a dependency (PostgreSQL unreachable, restarting or full): the
+ * request may succeed later, so it is 503 service_unavailable with Retry-After, never 401 or 500.
+ * Looks through TypeORM's QueryFailedError (`driverError`), `cause` chains and AggregateErrors
+ * (Node's happy-eyeballs connect failures), a few levels deep.
+ */
+export function isDependencyUnavailable(exception: unknown, depth = 0): boolean {
+  if (depth > 4 || typeof exception !== 'object' || exception === null) return false;
+  if (exception instanceof HttpException) return false;
+  const e = exception as {
+    code?: unknown;
+    message?: unknown;
+    driverError?: unknown;
+    cause?: unknown;
+    errors?: unknown;
+    status?: unknown;
+  };
+  // http-errors of the body readers (an aborted upload: ECONNABORTED) are the client's doing.
+  if (typeof e.status === 'number') return false;
+  if (typeof e.code === 'string' && (NETWORK_CODES.has(e.code) || UNAVAILABLE_SQLSTATE.test(e.code))) {
+    return true;
+  }
+  if (typeof e.message === 'string' && UNAVAILABLE_MESSAGE.test(e.message)) return true;
+  if (isDependencyUnavailable(e.driverError, depth + 1) || isDependencyUnavailable(e.cause, depth + 1)) {
+    return true;
+  }
+  return Array.isArray(e.errors) && e.errors.some((inner) => isDependencyUnavailable(inner, depth + 1));
 }
 
 function safeMessage(exception: HttpException, status: number): string {

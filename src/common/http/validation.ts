@@ -2,7 +2,13 @@
  * Global validation: bodies reject unknown fields (422 naming the field), queries ignore unknown
  * parameters (they never widen a result). Errors name the field dotted, array items by index.
  */
-import { Injectable, ValidationPipe, type ArgumentMetadata, type PipeTransform } from '@nestjs/common';
+import {
+  HttpException,
+  Injectable,
+  ValidationPipe,
+  type ArgumentMetadata,
+  type PipeTransform,
+} from '@nestjs/common';
 import { ValidateBy, type ValidationError } from 'class-validator';
 import { ApiError } from './api-error.js';
 
@@ -103,9 +109,24 @@ export class ServiceValidationPipe implements PipeTransform {
       if (typeof value !== 'object' || Array.isArray(value)) {
         throw ApiError.validation('body', 'Request body must be a JSON object');
       }
-      return this.body.transform(value, metadata);
+      return contained(this.body.transform(value, metadata), 'body');
     }
-    if (metadata.type === 'query') return this.query.transform(value, metadata);
+    if (metadata.type === 'query') return contained(this.query.transform(value, metadata), 'query');
     return value;
+  }
+}
+
+/**
+ * Defence in depth: a validator that throws instead of answering false (validator.js's isEmail
+ * throws URIError on a lone surrogate) is a refused input, never a 500. The body check of
+ * request-body.ts refuses such strings first, naming the field; this only catches what it cannot.
+ */
+async function contained(result: Promise<unknown>, where: 'body' | 'query'): Promise<unknown> {
+  try {
+    return await result;
+  } catch (err) {
+    if (err instanceof HttpException) throw err;
+    if (where === 'body') throw ApiError.validation('body', 'Request body holds a value that is not valid');
+    throw new ApiError(400, 'invalid_request', 'The query string holds a value that is not valid');
   }
 }
