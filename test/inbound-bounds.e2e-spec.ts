@@ -264,24 +264,29 @@ describe('inbound mail is bounded (size, concurrency, checkpoint, inbound route)
     expect(await counts()).toEqual(before);
   });
 
-  it('an IMAP server that never answers (another inbox) does not delay reply detection beyond the per-inbox deadline', async () => {
-    const hung: HungServer = await startHungServer();
+  const addHungInbox = async (id: string, hungPort: number): Promise<void> => {
     const { sealSettings, hashInboundSecret, newInboundSecret } =
       await import('../src/modules/inboxes/inbox-credentials.js');
-    // An id that sorts first: polled one after another, it would be polled before the good inbox.
-    const hungId = '00000000-0000-4000-8000-0000000000b1';
-    const settings = { host: '127.0.0.1', port: hung.port, secure: false, user: 'x', password: 'y' };
+    const settings = { host: '127.0.0.1', port: hungPort, secure: false, user: 'x', password: 'y' };
     await q(
       `INSERT INTO inboxes (id, workspace_id, email, domain, smtp_sealed, imap_sealed, inbound_secret_hash)
-       VALUES ($1, $2, 'hung@bounds.test', 'bounds.test', $3, $4, $5)`,
+       VALUES ($1, $2, $3, 'bounds.test', $4, $5, $6)`,
       [
-        hungId,
+        id,
         t.workspaceId,
+        `hung-${id.slice(-4)}@bounds.test`,
         sealSettings({ ...settings, port: sink.port }),
         sealSettings(settings),
         hashInboundSecret(newInboundSecret()),
       ],
     );
+  };
+
+  it('an IMAP server that never answers (another inbox) does not delay reply detection beyond the per-inbox deadline', async () => {
+    const hung: HungServer = await startHungServer();
+    // An id that sorts first: polled one after another, it would be polled before the good inbox.
+    const hungId = '00000000-0000-4000-8000-0000000000b1';
+    await addHungInbox(hungId, hung.port);
     try {
       await waitFor(async () => hung.accepted() >= 1, 'the poller connects to the hung server', 10_000);
       const prompt = sent.get('prompt')!;
@@ -306,6 +311,22 @@ describe('inbound mail is bounded (size, concurrency, checkpoint, inbound route)
       expect(row).toEqual({ imap_last_uid: null, imap_uid_validity: null });
     } finally {
       await q('DELETE FROM inboxes WHERE id = $1', [hungId]);
+      await hung.close();
+    }
+  }, 60_000);
+
+  it('polls at most IMAP_POLL_CONCURRENCY (default 4) inboxes at once, and every inbox gets its turn', async () => {
+    const hung: HungServer = await startHungServer();
+    const ids = Array.from({ length: 6 }, (_, i) => `00000000-0000-4000-8000-0000000000c${i}`);
+    for (const id of ids) await addHungInbox(id, hung.port);
+    try {
+      // Six hanging inboxes and the good one: the good inbox and three hung ones fill the four lanes,
+      // the other three hung inboxes get theirs as the first ones are abandoned.
+      await waitFor(async () => hung.accepted() >= 6, 'every hung inbox polled', 20_000);
+      expect(hung.maxOpen()).toBeLessThanOrEqual(4);
+      expect(hung.maxOpen()).toBeGreaterThanOrEqual(3);
+    } finally {
+      await q('DELETE FROM inboxes WHERE id = ANY($1)', [ids]);
       await hung.close();
     }
   }, 60_000);

@@ -52,6 +52,8 @@ export interface HungServer {
   closedByClient: () => number;
   /** Connections still open. */
   open: () => number;
+  /** The most connections that were open at the same time. */
+  maxOpen: () => number;
   close: () => Promise<void>;
 }
 
@@ -59,10 +61,12 @@ export interface HungServer {
 export async function startHungServer(): Promise<HungServer> {
   let accepted = 0;
   let closed = 0;
+  let maxOpen = 0;
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {
     accepted += 1;
     sockets.add(socket);
+    maxOpen = Math.max(maxOpen, sockets.size);
     socket.on('error', () => undefined);
     socket.on('close', () => {
       if (sockets.delete(socket)) closed += 1;
@@ -74,6 +78,7 @@ export async function startHungServer(): Promise<HungServer> {
     accepted: () => accepted,
     closedByClient: () => closed,
     open: () => sockets.size,
+    maxOpen: () => maxOpen,
     close: base.close,
   };
 }
