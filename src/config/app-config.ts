@@ -21,6 +21,10 @@ export interface AppConfig {
   sendTickMs: number;
   sendMinGapSeconds: number;
   imapPollSeconds: number;
+  /** Inboxes polled at the same time by one process. */
+  imapPollConcurrency: number;
+  /** How long one inbox's poll may take before it is abandoned (connection closed, retried next poll). */
+  imapPollDeadlineSeconds: number;
   logLevel: string;
   runMigrations: boolean;
 }
@@ -71,6 +75,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   }
   const pepper = required(env, 'API_KEY_PEPPER');
   if (pepper.length < 16) throw new ConfigError('API_KEY_PEPPER must be at least 16 characters');
+  const imapPollSeconds = intVar(env, 'IMAP_POLL_SECONDS', 60, 1, 86_400);
   return {
     port,
     databaseUrl: required(env, 'DATABASE_URL'),
@@ -85,7 +90,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     webhookRetryScheduleSeconds: retry,
     sendTickMs: intVar(env, 'SEND_TICK_MS', 15000, 10, 86_400_000),
     sendMinGapSeconds: intVar(env, 'SEND_MIN_GAP_SECONDS', 60, 0, 86_400),
-    imapPollSeconds: intVar(env, 'IMAP_POLL_SECONDS', 60, 1, 86_400),
+    imapPollSeconds,
+    imapPollConcurrency: intVar(env, 'IMAP_POLL_CONCURRENCY', 4, 1, 64),
+    // At most one poll interval (so a hung server delays the others by at most that), 10..120 s.
+    imapPollDeadlineSeconds: intVar(
+      env,
+      'IMAP_POLL_DEADLINE_SECONDS',
+      Math.min(Math.max(imapPollSeconds, 10), 120),
+      1,
+      3600,
+    ),
     logLevel: env.LOG_LEVEL || 'info',
     runMigrations: env.RUN_MIGRATIONS !== 'false',
   };

@@ -1,7 +1,12 @@
 /**
  * `POST /api/v1/inbound/{inbox_id}`: raw RFC 5322 bytes from an MTA pipe (any content type, up to
- * 10 MB), authenticated by `Authorization: Bearer <inbound_secret>` of that inbox → 202 with what the
- * pipeline made of it. An unknown inbox and a wrong secret look the same (401).
+ * 10 MiB, also after gzip/deflate inflation), authenticated by `Authorization: Bearer
+ * <inbound_secret>` of that inbox → 202 with what the pipeline made of it. An unknown inbox and a
+ * wrong secret look the same (401).
+ *
+ * The secret is checked before a byte of the body is read (CONTRACT §12): the body is read here,
+ * after the check, with `readBody` (413 past the limit). No middleware reads it first; should one
+ * have (e.g. a JSON parser for an `application/json` request), what it left in `req.body` is used.
  */
 import { Controller, Headers, HttpCode, Param, Post, Req } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -10,12 +15,25 @@ import type { Request } from 'express';
 import type { DataSource } from 'typeorm';
 import { Public } from '../../common/auth/auth.decorator.js';
 import { ApiError } from '../../common/http/api-error.js';
+import { MiB, readBody } from '../../common/http/body-reader.js';
 import { ErrorEnvelopeDto } from '../../common/http/envelope.dto.js';
 import { UuidPipe } from '../../common/http/id-params.js';
 import { verifyInboundSecret } from '../inboxes/inbox-credentials.js';
 import { IngestionService, type IngestResult } from './ingestion.service.js';
+import { isTransientFailure } from './transient-failure.js';
 
-export const INBOUND_LIMIT = '10mb';
+/** The largest raw message the route reads (decoded bytes). */
+export const INBOUND_LIMIT = 10 * MiB;
+
+/** The raw message: read now (after authentication), or what a body parser already consumed. */
+async function rawMessage(req: Request): Promise<Buffer | null> {
+  const consumed: unknown = req.body;
+  if (Buffer.isBuffer(consumed)) return consumed;
+  if (typeof consumed === 'string') return Buffer.from(consumed);
+  // Read by something else (e.g. parsed as JSON or a form): it is not a raw message any more.
+  if (req.readableEnded || consumed !== undefined) return null;
+  return readBody(req, INBOUND_LIMIT);
+}
 
 @ApiTags('inbound')
 @Controller('inbound')
@@ -40,7 +58,16 @@ export class InboundController {
   @ApiResponse({ status: 400, description: 'Empty body', type: ErrorEnvelopeDto })
   @ApiResponse({ status: 401, description: 'Unknown inbox or wrong inbound secret', type: ErrorEnvelopeDto })
   @ApiResponse({ status: 404, description: 'Malformed inbox id', type: ErrorEnvelopeDto })
-  @ApiResponse({ status: 413, description: 'Message over 10 MB', type: ErrorEnvelopeDto })
+  @ApiResponse({
+    status: 413,
+    description: 'Message over 10 MiB (counted after gzip/deflate inflation)',
+    type: ErrorEnvelopeDto,
+  })
+  @ApiResponse({
+    status: 503,
+    description: 'The database is unavailable: nothing was recorded, deliver again later (Retry-After)',
+    type: ErrorEnvelopeDto,
+  })
   async receive(
     @Param('inbox_id', UuidPipe) inboxId: string,
     @Headers('authorization') authorization: string | undefined,
@@ -49,11 +76,24 @@ export class InboundController {
     const secret = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
     const inbox = await verifyInboundSecret(this.ds.manager, inboxId, secret);
     if (!inbox) throw ApiError.unauthenticated('A valid inbound secret for this inbox is required');
-    const body: unknown = req.body;
-    const raw = Buffer.isBuffer(body) ? body : typeof body === 'string' ? Buffer.from(body) : null;
+    const raw = await rawMessage(req);
     if (!raw || raw.length === 0) {
       throw new ApiError(400, 'invalid_request', 'The body must be the raw RFC 5322 message');
     }
-    return { data: await this.ingestion.ingest(inbox, raw) };
+    try {
+      return { data: await this.ingestion.ingest(inbox, raw) };
+    } catch (err) {
+      // Nothing was recorded: the MTA keeps the mail and delivers it again (ingestion is idempotent).
+      if (isTransientFailure(err)) {
+        throw new ApiError(
+          503,
+          'internal_error',
+          'Mail could not be recorded now; deliver it again later',
+          undefined,
+          { 'Retry-After': '60' },
+        );
+      }
+      throw err;
+    }
   }
 }

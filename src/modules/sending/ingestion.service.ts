@@ -2,7 +2,13 @@
  * One pipeline for every incoming mail, whether it was polled over IMAP or posted to
  * `POST /inbound/{inbox_id}`: parse (mailparser), match against sent Message-IDs of the inbox's
  * workspace, classify, and apply the effect in one transaction with its event and metric.
- * Unmatched or unparseable mail is ignored (logged); a mail seen twice is recorded once.
+ * Unmatched or unparseable mail is ignored (logged); a mail seen twice is recorded once (by its
+ * Message-ID, or a hash of its bytes when it has none), so a caller may always try a mail again.
+ *
+ * A failure is either *transient* (`isTransientFailure`: the database is unreachable, restarting,
+ * overloaded or a lock could not be had in time; trying again later can succeed) or *permanent* (the
+ * mail itself cannot be used). Callers keep transiently failed mail for another try (IMAP: the
+ * checkpoint stays before it; the inbound route: 503 so the MTA retries).
  */
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
@@ -21,6 +27,14 @@ import { rows } from '../../database/query-rows.js';
 
 /** Bodies kept for inbound mail are cut here (the raw mail is not stored). */
 const MAX_BODY_CHARS = 200_000;
+/**
+ * How long the ingesting transaction waits for a row or table lock before giving up (a transient
+ * failure, tried again later) instead of holding an IMAP poll or an MTA pipe indefinitely.
+ */
+const INGEST_LOCK_TIMEOUT = '5s';
+
+/** PostgreSQL text cannot hold NUL: dropped from what is stored, so such a mail is not unstorable. */
+const storable = (s: string): string => (s.includes('\0') ? s.replaceAll('\0', '') : s);
 
 export type IngestResult =
   | { status: 'ignored'; reason: string }
@@ -49,7 +63,9 @@ export class IngestionService {
       return { status: 'ignored', reason: 'unparseable' };
     }
     const classification = classify(mail, raw);
-    const refs = referencedMessageIds(mail, raw, classification.kind === 'bounce');
+    const refs = referencedMessageIds(mail, raw, classification.kind === 'bounce').filter(
+      (r) => !r.includes('\0'),
+    );
     if (refs.length === 0) return this.ignore(inbox, 'no references to a sent message');
     const [original] = await rows<Original>(
       this.ds.manager,
@@ -61,7 +77,7 @@ export class IngestionService {
     );
     if (!original) return this.ignore(inbox, 'matches no sent message');
     const ownId =
-      mail.messageId && /^<[^>\s]+>$/.test(mail.messageId.trim())
+      mail.messageId && /^<[^>\s\0]+>$/.test(mail.messageId.trim())
         ? mail.messageId.trim()
         : `<${createHash('sha256').update(raw).digest('hex')}@inbound.invalid>`;
     return this.ds.transaction((m) => this.apply(m, inbox, mail, classification, original, ownId));
@@ -82,6 +98,7 @@ export class IngestionService {
   ): Promise<IngestResult> {
     const ws = inbox.workspaceId;
     // The same mail may arrive over IMAP and the inbound route at once: serialise on its Message-ID.
+    await m.query(`SET LOCAL lock_timeout = '${INGEST_LOCK_TIMEOUT}'`);
     await m.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`inbound:${ws}:${ownId}`]);
     const [dup] = await rows<{ id: number }>(
       m,
@@ -120,12 +137,12 @@ export class IngestionService {
         original.thread_id,
         original.enrollment_id,
         kind,
-        from.toLowerCase(),
+        storable(from.toLowerCase()),
         inbox.email,
-        mail.subject ?? null,
-        body ? body.slice(0, MAX_BODY_CHARS) : null,
+        mail.subject ? storable(mail.subject) : null,
+        body ? storable(body.slice(0, MAX_BODY_CHARS)) : null,
         ownId,
-        typeof mail.inReplyTo === 'string' ? mail.inReplyTo.trim().slice(0, 998) : null,
+        typeof mail.inReplyTo === 'string' ? storable(mail.inReplyTo.trim().slice(0, 998)) : null,
         now,
       ],
     );
@@ -177,7 +194,7 @@ export class IngestionService {
           // address. Recorded on the inbox for a person to look at; nothing is paused or suppressed.
           await m.query('UPDATE inboxes SET last_error = $2, last_error_at = now() WHERE id = $1', [
             inbox.id,
-            `policy rejection ${c.statusCode}: ${(c.diagnostic ?? '').slice(0, 300)}`,
+            storable(`policy rejection ${c.statusCode}: ${(c.diagnostic ?? '').slice(0, 300)}`),
           ]);
         }
         break;

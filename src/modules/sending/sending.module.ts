@@ -1,10 +1,7 @@
-import { Module, RequestMethod, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
-import express, { type NextFunction, type Request, type Response } from 'express';
-import { sendError } from '../../common/http/exception.filter.js';
-import type { ServiceRequest } from '../../common/http/request-context.js';
+import { Module } from '@nestjs/common';
 import { workerProviders } from '../../common/queue/worker-providers.js';
 import { ImapPoller } from './imap-poller.service.js';
-import { INBOUND_LIMIT, InboundController } from './inbound.controller.js';
+import { InboundController } from './inbound.controller.js';
 import { IngestionService } from './ingestion.service.js';
 import { RetentionService } from './retention.service.js';
 import { SendEngine } from './send-engine.service.js';
@@ -13,22 +10,10 @@ import { SmtpTransportPool } from './smtp-transport.pool.js';
 import { UnsubscribeController } from './unsubscribe.controller.js';
 import { UnsubscribeService } from './unsubscribe.service.js';
 
-const rawParser = express.raw({ type: () => true, limit: INBOUND_LIMIT });
-
-/** Raw bytes for the inbound route, whatever the content type; errors (413) in the error envelope. */
-function inboundBody(req: Request, res: Response, next: NextFunction): void {
-  rawParser(req, res, (err?: unknown) => {
-    if (err) {
-      sendError(err, req as ServiceRequest, res);
-      return;
-    }
-    next();
-  });
-}
-
 /**
  * The sending engine and mail ingestion (CONTRACT §5): the scheduler and send path, SMTP transport
- * pool, unsubscribe pages, the inbound route, IMAP polling and the retention purge.
+ * pool, unsubscribe pages, the inbound route, IMAP polling and the retention purge. The inbound
+ * route reads its own body, after checking the inbound secret (no body middleware here).
  */
 @Module({
   controllers: [UnsubscribeController, InboundController],
@@ -43,8 +28,4 @@ function inboundBody(req: Request, res: Response, next: NextFunction): void {
   ],
   exports: [SendEngine, IngestionService, ImapPoller, RetentionService],
 })
-export class SendingModule implements NestModule {
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(inboundBody).forRoutes({ path: 'inbound/*path', method: RequestMethod.POST });
-  }
-}
+export class SendingModule {}

@@ -30,6 +30,8 @@ export class Inbox {
   @Column({ type: 'text', nullable: true }) imapSealed: string | null;
   @Column({ type: 'bigint', nullable: true }) imapUidValidity: string | null;
   @Column({ type: 'integer', nullable: true }) imapLastUid: number | null;
+  /** Mails IMAP polling skipped unread for being over the size limit (counted once each). */
+  @Column({ type: 'integer', default: 0 }) imapSkippedOversize: number;
   /** HMAC of the per-inbox secret that authenticates POST /inbound/{id}. */
   @Column({ type: 'text' }) inboundSecretHash: string;
   @CreatedAt() createdAt: Date;
