@@ -96,6 +96,70 @@ describe('sequences', () => {
     expect(patch.body.error.field).toBe('steps.1.body');
   });
 
+  it('refuses templates over the render budget at save (time, size, data), naming the step and field, quickly', async () => {
+    const nested = '{% for a in (1..1000) %}{% for b in (1..1000) %}x{% endfor %}{% endfor %}';
+    const doubled = (v: string): string =>
+      `{% assign s = ${v} %}{% for i in (1..10) %}{% assign s = s | append: s %}{% endfor %}{{ s }}{{ s }}{{ s }}`;
+    const cases: Array<[unknown[], string, RegExp]> = [
+      [[step(1), step(2, { body: nested })], 'steps.1.body', /longer than 50 ms/],
+      [[step(1, { subject: nested })], 'steps.0.subject', /longer than 50 ms/],
+      // An output bomb: 300 KB from a 1 KB literal.
+      [
+        [step(1, { body: '{% for a in (1..300) %}' + 'x'.repeat(1000) + '{% endfor %}' })],
+        'steps.0.body',
+        /larger than 256 KiB/,
+      ],
+      // Harmless for short names (3 × 1,024 × the name), over the budget for the sample contact's
+      // 100-character fields; custom fields of the sample are 100 characters too, whatever their name.
+      [[step(1), step(2), step(3, { body: doubled('last_name') })], 'steps.2.body', /larger than 256 KiB/],
+      [[step(1, { body: doubled('custom_fields.city') })], 'steps.0.body', /larger than 256 KiB/],
+      [
+        [step(1, { body: '{% assign a = (1..100000) | where_exp: "i", "i > 5" %}{{ a | size }}' })],
+        'steps.0.body',
+        /too much data/,
+      ],
+    ];
+    for (const [steps, field, message] of cases) {
+      const started = Date.now();
+      const res = await create({ name: 'Budget', steps });
+      const elapsed = Date.now() - started;
+      expect({ field, status: res.status, got: res.body.error?.field, type: res.body.error?.type }).toEqual({
+        field,
+        status: 422,
+        got: field,
+        type: 'validation_failed',
+      });
+      expect(res.body.error.message).toMatch(message);
+      expect(res.body.error.message).toContain(field);
+      // Refused by the budget, not after rendering the whole thing (~1 s and more).
+      expect(elapsed).toBeLessThan(1000);
+    }
+    const seq = (await create({ name: 'Draft' })).body.data;
+    const patch = await api(app, t.token)
+      .patch(`/sequences/${seq.id}`)
+      .send({ steps: [step(1), step(2, { body: nested })] });
+    expect(patch.status).toBe(422);
+    expect(patch.body.error.field).toBe('steps.1.body');
+    expect((await api(app, t.token).get(`/sequences/${seq.id}`)).body.data.steps).toEqual([]);
+  });
+
+  it('saves ordinary templates under the budget, loops over custom fields and sender included', async () => {
+    const body =
+      '{% for f in custom_fields %}{{ f[0] }}: {{ f[1] | truncate: 20 }}\n{% endfor %}' +
+      '{{ first_name | capitalize }} / {{ sender.display_name }} <{{ sender.email }}> {{ sender.domain }}' +
+      '{% for i in (1..20) %}{{ company }}{% endfor %}';
+    const res = await create({
+      name: 'Ordinary',
+      steps: [step(1, { subject: '{{ first_name }} {{ company | upcase }}', body }), step(2)],
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.data.steps[0].body).toBe(body);
+    const patched = await api(app, t.token)
+      .patch(`/sequences/${res.body.data.id}`)
+      .send({ steps: [step(1, { body })] });
+    expect(patched.status).toBe(200);
+  });
+
   it('refuses text PostgreSQL cannot store and nulls for required fields, never a 500', async () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ name: 'a\u0000b' }, 'name'],

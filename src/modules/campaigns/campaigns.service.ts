@@ -2,6 +2,8 @@
  * Campaigns (CONTRACT §4). Status moves go through `campaignMoveAllowed` with the row locked, so two
  * concurrent PATCHes cannot both pass the check. Activation (and any change to an active campaign's
  * inboxes or schedule) needs a published sequence with steps, an active inbox and a valid schedule.
+ * A schedule change or a re-activation re-evaluates the enrollments the engine deferred to a window
+ * opening, in the same transaction (reevaluate.ts, CONTRACT §12).
  */
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -14,7 +16,8 @@ import { campaignMoveAllowed } from './campaign-state.js';
 import { CampaignsRepository } from './campaigns.repository.js';
 import type { CreateCampaignDto, UpdateCampaignDto } from './dto/campaign.dto.js';
 import type { Campaign, CampaignSchedule } from './entities/campaign.entity.js';
-import { scheduleProblem } from './schedule.js';
+import { reevaluateDeferred } from './reevaluate.js';
+import { sameSchedule, scheduleProblem } from './schedule.js';
 
 export interface CampaignView {
   id: number;
@@ -206,6 +209,13 @@ export class CampaignsService {
           },
           manager,
         );
+      }
+      // Deferrals made under the old window (or while paused) are re-evaluated: the next tick sends
+      // what the new window allows.
+      const scheduleChanged = body.schedule !== undefined && !sameSchedule(row.schedule, next.schedule);
+      const reactivated = from === 'paused' && to === 'active';
+      if (scheduleChanged || reactivated) {
+        await reevaluateDeferred(manager, workspaceId, id, next.sequenceId);
       }
       const fresh = await this.campaigns.findOne(workspaceId, { id }, manager);
       return toCampaignView(fresh!);

@@ -1,5 +1,5 @@
 import type { CampaignSchedule } from './entities/campaign.entity.js';
-import { isIanaTimezone, scheduleProblem, windowContains } from './schedule.js';
+import { isIanaTimezone, sameSchedule, scheduleProblem, windowContains } from './schedule.js';
 
 const base: CampaignSchedule = {
   timezone: 'Europe/Paris',
@@ -49,5 +49,16 @@ describe('campaign schedule', () => {
     };
     expect(windowContains(allDay, new Date('2026-01-04T23:59:59Z'))).toBe(true);
     expect(windowContains(allDay, new Date('2026-01-05T00:00:00Z'))).toBe(false);
+  });
+
+  it('compares schedules by the window they open (order of days aside)', () => {
+    expect(sameSchedule(base, { ...base, days: ['tue', 'mon'] })).toBe(true);
+    expect(sameSchedule(base, { ...base, days: ['mon'] })).toBe(false);
+    expect(sameSchedule(base, { ...base, timezone: 'UTC' })).toBe(false);
+    expect(sameSchedule(base, { ...base, start_time: '08:00' })).toBe(false);
+    expect(sameSchedule(base, { ...base, end_time: '18:00' })).toBe(false);
+    expect(sameSchedule(null, null)).toBe(true);
+    expect(sameSchedule(base, null)).toBe(false);
+    expect(sameSchedule(null, base)).toBe(false);
   });
 });

@@ -88,3 +88,14 @@ export function windowContains(s: CampaignSchedule, at: Date): boolean {
   const { day, minute } = localTime(s.timezone, at);
   return s.days.includes(day) && minute >= minutes(s.start_time) && minute < minutes(s.end_time);
 }
+
+/** Whether two schedules open the same window (the order of `days` does not matter). */
+export function sameSchedule(a: CampaignSchedule | null, b: CampaignSchedule | null): boolean {
+  if (a === null || b === null) return a === b;
+  return (
+    a.timezone === b.timezone &&
+    a.start_time === b.start_time &&
+    a.end_time === b.end_time &&
+    [...a.days].sort().join() === [...b.days].sort().join()
+  );
+}

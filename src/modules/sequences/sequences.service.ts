@@ -11,7 +11,14 @@ import { paginate, type Page, type PageQueryDto } from '../../common/http/pagina
 import type { CreateSequenceDto, SequenceStepDto, UpdateSequenceDto } from './dto/sequence.dto.js';
 import { Sequence, type SequenceStep } from './entities/sequence.entity.js';
 import { SequencesRepository } from './sequences.repository.js';
-import { TemplateError, validateTemplate } from './templates.js';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import {
+  renderBudget,
+  renderTemplate,
+  sampleTemplateVars,
+  TemplateError,
+  validateTemplate,
+} from './templates.js';
 import { wellFormed } from './dto/text-rules.js';
 
 export interface SequenceView {
@@ -82,6 +89,41 @@ export function normaliseSteps(steps: SequenceStepDto[]): SequenceStep[] {
   });
 }
 
+/**
+ * Test-renders every step (subject, then body, under one step budget, as the engine sends them) for
+ * the sample contact (CONTRACT §12): over the budget → 422 naming the step's field. The event loop
+ * turns between steps, so a sequence of 50 heavy steps does not hold other requests for seconds.
+ */
+export async function checkRenderBudget(steps: SequenceStep[]): Promise<void> {
+  const vars = sampleTemplateVars();
+  for (const [i, step] of steps.entries()) {
+    if (i > 0) await nextTurn();
+    const budget = renderBudget();
+    for (const [field, template] of [
+      ['subject', step.subject],
+      ['body', step.body],
+    ] as const) {
+      if (template === null) continue;
+      try {
+        await renderTemplate(template, vars, budget);
+      } catch (err) {
+        if (!(err instanceof TemplateError)) throw err;
+        throw ApiError.validation(
+          `steps.${i}.${field}`,
+          `steps.${i}.${field} is over the template budget when rendered for a sample contact (every field 100 characters): ${err.message}`,
+        );
+      }
+    }
+  }
+}
+
+/** normaliseSteps, then the render budget check. */
+async function checkedSteps(steps: SequenceStepDto[]): Promise<SequenceStep[]> {
+  const normalised = normaliseSteps(steps);
+  await checkRenderBudget(normalised);
+  return normalised;
+}
+
 @Injectable()
 export class SequencesService {
   constructor(
@@ -90,7 +132,7 @@ export class SequencesService {
   ) {}
 
   async create(workspaceId: string, body: CreateSequenceDto): Promise<SequenceView> {
-    const steps = normaliseSteps(body.steps ?? []);
+    const steps = await checkedSteps(body.steps ?? []);
     const row = await this.sequences.insert(workspaceId, { name: body.name, steps });
     return toSequenceView(row);
   }
@@ -109,7 +151,7 @@ export class SequencesService {
   }
 
   async update(workspaceId: string, id: number, body: UpdateSequenceDto): Promise<SequenceView> {
-    const steps = body.steps !== undefined ? normaliseSteps(body.steps) : undefined;
+    const steps = body.steps !== undefined ? await checkedSteps(body.steps) : undefined;
     return this.db.transaction(async (manager) => {
       const row = await this.sequences.findOneForUpdate(workspaceId, { id }, manager);
       if (!row) throw ApiError.notFound();
