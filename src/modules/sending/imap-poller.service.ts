@@ -76,7 +76,7 @@ export class ImapPoller {
   private async pollLocked(inboxId: string): Promise<number> {
     const inbox = await this.ds.getRepository(Inbox).findOne({ where: { id: inboxId } });
     if (!inbox?.imapSealed) return 0;
-    const s = openSettings(inbox.imapSealed);
+    const s = openSettings(inbox.imapSealed, inbox.id, 'imap');
     const client = new ImapFlow({
       host: s.host,
       port: s.port,
