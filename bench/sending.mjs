@@ -17,7 +17,7 @@
  * redis://127.0.0.1:6379, a private key prefix). Progress on stderr; one JSON object on stdout.
  */
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
@@ -149,14 +149,21 @@ try {
         [org, JSON.stringify({ domain_daily_send_limit: 100000, unsubscribe_footer_enabled: true })],
       )
     ).rows[0].id;
+    // The id is chosen here: sealed settings are bound to their inbox (inboxes.smtp_sealed.<id>).
+    const inboxId = randomUUID();
     const inbox = (
       await c.query(
-        `INSERT INTO inboxes (workspace_id, email, display_name, domain, daily_limit, smtp_sealed, inbound_secret_hash)
-         VALUES ($1, 'sender@bench.test', 'Bench Sender', 'bench.test', 100000, $2, $3) RETURNING id`,
+        `INSERT INTO inboxes (id, workspace_id, email, display_name, domain, daily_limit, smtp_sealed, inbound_secret_hash)
+         VALUES ($4, $1, 'sender@bench.test', 'Bench Sender', 'bench.test', 100000, $2, $3) RETURNING id`,
         [
           ws,
-          sealSettings({ host: '127.0.0.1', port: smtpPort, secure: false, user: null, password: null }),
+          sealSettings(
+            { host: '127.0.0.1', port: smtpPort, secure: false, user: null, password: null },
+            inboxId,
+            'smtp',
+          ),
           hashInboundSecret('x'),
+          inboxId,
         ],
       )
     ).rows[0].id;

@@ -155,11 +155,18 @@ async function main() {
     receiver.reset();
 
     // 2. The service: a worker process, one endpoint, EVENTS outbox rows committed at once.
-    await client.query(
-      `INSERT INTO webhook_endpoints (workspace_id, url, events, status, secret_sealed)
-       VALUES ($1, $2, ARRAY['contact'], 'enabled', $3)`,
-      [workspaceId, receiver.url, seal(secret, encryptionKey)],
-    );
+    // The sealed secret is bound to the endpoint's id (webhook_endpoints.secret_sealed.<id>).
+    const { id: endpointId } = (
+      await client.query(
+        `INSERT INTO webhook_endpoints (workspace_id, url, events, status, secret_sealed)
+         VALUES ($1, $2, ARRAY['contact'], 'enabled', '') RETURNING id`,
+        [workspaceId, receiver.url],
+      )
+    ).rows[0];
+    await client.query(`UPDATE webhook_endpoints SET secret_sealed = $2 WHERE id = $1`, [
+      endpointId,
+      seal(secret, `webhook_endpoints.secret_sealed.${endpointId}`, [encryptionKey]),
+    ]);
     worker = await startWorker();
     log('worker ready; writing events');
     // The service's run of `batch`: the clock starts once the events are committed (as the raw loop's

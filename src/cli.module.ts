@@ -12,6 +12,7 @@ import { WEBHOOKS_COMMANDS } from './modules/webhooks/commands/index.js';
 import { IMPORTS_COMMANDS } from './modules/imports/commands/index.js';
 import { SENDING_COMMANDS } from './modules/sending/commands/index.js';
 import { MigrateCommand } from './database/commands/migrate.command.js';
+import { SecretsReencryptCommand } from './common/crypto/commands/secrets-reencrypt.command.js';
 import { dataSourceOptions } from './database/data-source.js';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module.js';
 import {
@@ -53,6 +54,7 @@ export const CLI_COMMANDS: Array<Type<unknown>> = [
   ...WEBHOOKS_COMMANDS,
   ...IMPORTS_COMMANDS,
   ...SENDING_COMMANDS,
+  SecretsReencryptCommand,
 ];
 
 @Module({

@@ -9,7 +9,11 @@ import { RequestMethod } from '@nestjs/common';
 import { INTERCEPTORS_METADATA } from '@nestjs/common/constants.js';
 import { routesOfExpressApp } from '../src/common/http/route-table.js';
 import { handlersFor, IdempotencyInterceptor } from '../src/common/idempotency/idempotency.interceptor.js';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { connect } from 'node:net';
+import pg from 'pg';
 import { api, bootApp, createTenant, type TestTenant } from './helpers/app.js';
+import { ensureBuilt, freePort } from './helpers/dist.js';
 import { waitFor } from './helpers/wait.js';
 
 describe('Idempotency-Key', () => {
@@ -17,6 +21,7 @@ describe('Idempotency-Key', () => {
   let db: DataSource;
 
   beforeAll(async () => {
+    ensureBuilt();
     app = await bootApp();
     // Concurrent requests need a listening server (supertest would otherwise listen once per request).
     await app.listen(0, '127.0.0.1');
@@ -28,6 +33,59 @@ describe('Idempotency-Key', () => {
     );
   });
   afterAll(() => app.close());
+
+  /** The built service as deployed (`node dist/main.js`, API role), listening on `port`. */
+  const startApi = async (port: number, env: NodeJS.ProcessEnv = {}): Promise<ChildProcess> => {
+    const child = spawn(process.execPath, ['dist/main.js'], {
+      env: {
+        ...process.env,
+        APP_ROLE: 'api',
+        PORT: String(port),
+        RUN_MIGRATIONS: 'false',
+        LOG_LEVEL: 'warn',
+        NODE_OPTIONS: '',
+        ...env,
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    await waitFor(
+      () =>
+        new Promise<boolean>((ok) => {
+          const socket = connect(port, '127.0.0.1');
+          socket.once('connect', () => (socket.destroy(), ok(true)));
+          socket.once('error', () => ok(false));
+        }),
+      'dist/main.js to listen',
+      30_000,
+    );
+    return child;
+  };
+
+  interface Answer {
+    error: { type: string };
+    data: { workspace: { id: string } };
+  }
+
+  /** Holds the organization's row lock, so a workspace create for it waits inside its handler. */
+  const lockOrganization = async (orgId: string): Promise<pg.Client> => {
+    const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await client.connect();
+    await client.query('BEGIN');
+    await client.query('SELECT id FROM organizations WHERE id = $1 FOR UPDATE', [orgId]);
+    return client;
+  };
+
+  const record = async (
+    t: TestTenant,
+    key: string,
+  ): Promise<{ state: string; lease_left: number } | undefined> => {
+    const rows = (await db.query(
+      `SELECT state, extract(epoch FROM expires_at - now())::float8 AS lease_left
+         FROM idempotency_keys WHERE tenant = $1 AND key = $2`,
+      [`org:${t.organizationId}`, key],
+    )) as Array<{ state: string; lease_left: number }>;
+    return rows[0];
+  };
 
   const workspaceCount = async (orgId: string): Promise<number> => {
     const [{ n }] = (await db.query('SELECT count(*)::int AS n FROM workspaces WHERE organization_id = $1', [
@@ -178,7 +236,7 @@ describe('Idempotency-Key', () => {
     expect(text).not.toContain(token);
     expect(text).not.toContain(token.slice(7, 30));
     expect(text).not.toContain('Sealed');
-    expect(String(rows[0].response_sealed)).toMatch(/^v1\./);
+    expect(String(rows[0].response_sealed)).toMatch(/^v2\.[0-9a-f]{8}\./);
     const expires = new Date(rows[0].expires_at as string).getTime() - Date.now();
     expect(expires).toBeGreaterThan(23 * 3600_000);
     expect(expires).toBeLessThanOrEqual(24 * 3600_000);
@@ -241,6 +299,145 @@ describe('Idempotency-Key', () => {
     const replay = await create(t, 'expiring', body);
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.body.data.workspace.id).toBe(again.body.data.workspace.id);
+  });
+
+  it('gives a processing claim a 60 s lease, not 24 h; the finished record keeps 24 h', async () => {
+    const t = await createTenant(app, { maxWorkspaces: 10 });
+    const lock = await lockOrganization(t.organizationId);
+    const pending = create(t, 'leased', { name: 'Leased' }).then((r) => r);
+    try {
+      await waitFor(async () => (await record(t, 'leased'))?.state === 'processing', 'the claim');
+      const { lease_left } = (await record(t, 'leased'))!;
+      expect(lease_left).toBeGreaterThan(50);
+      expect(lease_left).toBeLessThanOrEqual(60);
+      const meanwhile = await create(t, 'leased', { name: 'Leased' });
+      expect(meanwhile.status).toBe(409);
+      expect(meanwhile.body.error.type).toBe('idempotency_key_in_use');
+    } finally {
+      await lock.query('ROLLBACK');
+      await lock.end();
+    }
+    expect((await pending).status).toBe(201);
+    const done = (await record(t, 'leased'))!;
+    expect(done.state).toBe('completed');
+    expect(done.lease_left).toBeGreaterThan(23 * 3600);
+  });
+
+  it('a key whose request died mid-flight (SIGKILL) answers 409 until its lease ends, then runs once', async () => {
+    const t = await createTenant(app, { maxWorkspaces: 10 });
+    const port = await freePort();
+    // A 4 s lease (instead of 60 s) so the test waits for the lease to run out for real.
+    const child = await startApi(port, { IDEMPOTENCY_LEASE_SECONDS: '4' });
+    const before = await workspaceCount(t.organizationId);
+    const lock = await lockOrganization(t.organizationId);
+    const body = { name: 'Crashed' };
+    try {
+      const inFlight = fetch(`http://127.0.0.1:${port}/api/v1/provisioning/workspaces`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${t.provisioningToken}`,
+          'content-type': 'application/json',
+          'idempotency-key': 'crash-key',
+        },
+        body: JSON.stringify(body),
+      }).catch(() => 'connection lost');
+      await waitFor(async () => (await record(t, 'crash-key'))?.state === 'processing', 'the claim');
+      // The handler is waiting for the organization's lock; the process dies there.
+      const exited = new Promise((ok) => child.once('exit', ok));
+      child.kill('SIGKILL');
+      await exited;
+      expect(await inFlight).toBe('connection lost');
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await lock.query('ROLLBACK');
+      await lock.end();
+    }
+    const left = (await record(t, 'crash-key'))!;
+    expect(left.state).toBe('processing');
+    expect(left.lease_left).toBeLessThanOrEqual(4);
+    // Before the lease ends: still in use.
+    const early = await create(t, 'crash-key', body);
+    expect(early.status).toBe(409);
+    expect(early.body.error.type).toBe('idempotency_key_in_use');
+    expect(await workspaceCount(t.organizationId)).toBe(before);
+    // After it: the retry takes the claim over and runs, once; the next one is a replay.
+    await new Promise((r) => setTimeout(r, Math.max(0, left.lease_left * 1000) + 200));
+    const retry = await create(t, 'crash-key', body);
+    expect(retry.status).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+    const replay = await create(t, 'crash-key', body);
+    expect(replay.status).toBe(201);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body.data.workspace.id).toBe(retry.body.data.workspace.id);
+    expect(await workspaceCount(t.organizationId)).toBe(before + 1);
+  }, 60_000);
+
+  it('renews the lease of a live request: a slow handler keeps its key past the lease', async () => {
+    const t = await createTenant(app, { maxWorkspaces: 10 });
+    const port = await freePort();
+    const child = await startApi(port, { IDEMPOTENCY_LEASE_SECONDS: '3' });
+    const before = await workspaceCount(t.organizationId);
+    const lock = await lockOrganization(t.organizationId);
+    const body = { name: 'Slow' };
+    const send = (): Promise<{ status: number; replayed: string | null; body: Answer }> =>
+      fetch(`http://127.0.0.1:${port}/api/v1/provisioning/workspaces`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${t.provisioningToken}`,
+          'content-type': 'application/json',
+          'idempotency-key': 'slow-key',
+        },
+        body: JSON.stringify(body),
+      }).then(async (r) => ({
+        status: r.status,
+        replayed: r.headers.get('idempotent-replayed'),
+        body: (await r.json()) as Answer,
+      }));
+    try {
+      const slow = send();
+      await waitFor(async () => (await record(t, 'slow-key'))?.state === 'processing', 'the claim');
+      // Twice the lease: without renewal another request would take the key over here.
+      await new Promise((r) => setTimeout(r, 6000));
+      expect((await record(t, 'slow-key'))!.lease_left).toBeGreaterThan(0);
+      const second = await send();
+      expect(second.status).toBe(409);
+      expect(second.body.error.type).toBe('idempotency_key_in_use');
+      await lock.query('ROLLBACK');
+      const first = await slow;
+      expect(first.status).toBe(201);
+      const replay = await send();
+      expect(replay.replayed).toBe('true');
+      expect(replay.body.data.workspace.id).toBe(first.body.data.workspace.id);
+      expect(await workspaceCount(t.organizationId)).toBe(before + 1);
+    } finally {
+      await lock.end();
+      child.kill('SIGKILL');
+    }
+  }, 60_000);
+
+  it('lets exactly one of many retries racing after an expired lease take the claim over', async () => {
+    const t = await createTenant(app, { maxWorkspaces: 100 });
+    const before = await workspaceCount(t.organizationId);
+    // The state a crash leaves behind: a processing record whose lease ran out.
+    await db.query(
+      `INSERT INTO idempotency_keys (tenant, key, fingerprint, state, created_at, expires_at)
+       VALUES ($1, 'raced', 'from-the-dead-request', 'processing', now() - interval '2 minutes', now() - interval '1 minute')`,
+      [`org:${t.organizationId}`],
+    );
+    const body = { name: 'Raced' };
+    const answers = await Promise.all(Array.from({ length: 20 }, () => create(t, 'raced', body)));
+    const ran = answers.filter((r) => r.status === 201 && r.headers['idempotent-replayed'] === undefined);
+    expect(ran).toHaveLength(1);
+    for (const r of answers) {
+      if (r === ran[0]) continue;
+      if (r.status === 409) expect(r.body.error.type).toBe('idempotency_key_in_use');
+      else {
+        expect(r.status).toBe(201);
+        expect(r.headers['idempotent-replayed']).toBe('true');
+        expect(r.body.data.workspace.id).toBe(ran[0].body.data.workspace.id);
+      }
+    }
+    expect(await workspaceCount(t.organizationId)).toBe(before + 1);
   });
 
   it('ignores the header on GET and without it runs every POST', async () => {

@@ -132,8 +132,8 @@ describe('inboxes and inbox:connect', () => {
     ]) {
       expect(stored).not.toContain(secret);
     }
-    expect(row.smtpSealed).toMatch(/^v1\./);
-    expect(row.imapSealed).toMatch(/^v1\./);
+    expect(row.smtpSealed).toMatch(/^v2\.[0-9a-f]{8}\./);
+    expect(row.imapSealed).toMatch(/^v2\.[0-9a-f]{8}\./);
 
     const transport = await loadInboxTransport(db.manager, t.workspaceId, out.id);
     expect(transport?.smtp).toEqual({

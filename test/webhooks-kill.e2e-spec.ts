@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { DataSource } from 'typeorm';
 import { seal } from '../src/common/crypto/crypto.js';
+import { webhookSecretAt } from '../src/common/crypto/sealed-columns.js';
 import { resetConfig } from '../src/config/app-config.js';
 import { createDataSource } from '../src/database/data-source.js';
 import { runMigrations } from '../src/database/migrate.js';
@@ -65,11 +66,15 @@ describe('webhooks survive kill -9', () => {
 
   it('delivers all 2,000 events at least once across a SIGKILL and a restart', async () => {
     const workspaceId = randomUUID();
-    await db.query(
+    const [{ id }] = (await db.query(
       `INSERT INTO webhook_endpoints (workspace_id, url, events, status, secret_sealed)
-       VALUES ($1, $2, ARRAY['contact', 'message'], 'enabled', $3)`,
-      [workspaceId, url, seal(generateSecret())],
-    );
+       VALUES ($1, $2, ARRAY['contact', 'message'], 'enabled', '') RETURNING id`,
+      [workspaceId, url],
+    )) as Array<{ id: number }>;
+    await db.query(`UPDATE webhook_endpoints SET secret_sealed = $2 WHERE id = $1`, [
+      id,
+      seal(generateSecret(), webhookSecretAt(id)),
+    ]);
     const first = await startWorker();
 
     const ids: string[] = [];

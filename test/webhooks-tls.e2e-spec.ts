@@ -21,6 +21,7 @@ import { pathToFileURL } from 'node:url';
 import { verify as octokitVerify } from '@octokit/webhooks-methods';
 import type { DataSource } from 'typeorm';
 import { seal } from '../src/common/crypto/crypto.js';
+import { webhookSecretAt } from '../src/common/crypto/sealed-columns.js';
 import { resetConfig } from '../src/config/app-config.js';
 import { createDataSource } from '../src/database/data-source.js';
 import { runMigrations } from '../src/database/migrate.js';
@@ -157,11 +158,15 @@ describe('webhooks over TLS', () => {
   const addEndpoint = async (url: string): Promise<{ workspaceId: string; secret: string }> => {
     const workspaceId = randomUUID();
     const secret = generateSecret();
-    await db.query(
+    const [{ id }] = (await db.query(
       `INSERT INTO webhook_endpoints (workspace_id, url, events, status, secret_sealed)
-       VALUES ($1, $2, ARRAY['contact'], 'enabled', $3)`,
-      [workspaceId, url, seal(secret)],
-    );
+       VALUES ($1, $2, ARRAY['contact'], 'enabled', '') RETURNING id`,
+      [workspaceId, url],
+    )) as Array<{ id: number }>;
+    await db.query(`UPDATE webhook_endpoints SET secret_sealed = $2 WHERE id = $1`, [
+      id,
+      seal(secret, webhookSecretAt(id)),
+    ]);
     return { workspaceId, secret };
   };
 

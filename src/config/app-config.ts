@@ -2,6 +2,8 @@
  * Typed configuration, read and validated once at start-up (CONTRACT §10).
  * Everything else asks `appConfig()`; nothing reads process.env directly.
  */
+import { createHash } from 'node:crypto';
+
 export type AppRole = 'all' | 'api' | 'worker';
 
 export interface AppConfig {
@@ -13,7 +15,13 @@ export interface AppConfig {
   redisPrefix: string;
   publicUrl: string;
   apiKeyPepper: string;
+  /** The newest of `encryptionKeys`: the key new values are sealed with. */
   encryptionKey: Buffer;
+  /**
+   * ENCRYPTION_KEYS (comma list, newest first), or ENCRYPTION_KEY alone when ENCRYPTION_KEYS is not
+   * set. The first seals; every one opens the values sealed under it (chosen by key id).
+   */
+  encryptionKeys: Buffer[];
   trustProxy: string[];
   appRole: AppRole;
   webhookAllowedTestHosts: string[];
@@ -27,6 +35,11 @@ export interface AppConfig {
   imapPollDeadlineSeconds: number;
   logLevel: string;
   runMigrations: boolean;
+  /**
+   * IDEMPOTENCY_LEASE_SECONDS (default 60, the contract's bound): how long an Idempotency-Key claim
+   * holds without renewal. Only tests lower it, to watch renewal without waiting a minute.
+   */
+  idempotencyLeaseSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -54,14 +67,34 @@ function required(env: NodeJS.ProcessEnv, name: string): string {
   return value;
 }
 
-export function parseEncryptionKey(raw: string): Buffer {
+export function parseEncryptionKey(raw: string, name = 'ENCRYPTION_KEY'): Buffer {
   const trimmed = raw.trim();
   const key = /^[0-9a-fA-F]{64}$/.test(trimmed)
     ? Buffer.from(trimmed, 'hex')
     : Buffer.from(trimmed, 'base64');
-  if (key.length !== 32)
-    throw new ConfigError('ENCRYPTION_KEY must be 32 bytes, as 64 hex characters or base64');
+  if (key.length !== 32) throw new ConfigError(`${name} must be 32 bytes, as 64 hex characters or base64`);
   return key;
+}
+
+/**
+ * ENCRYPTION_KEYS (newest first) when set, else ENCRYPTION_KEY. Two entries with the same key id
+ * (the same key twice, or an 8-hex-character id collision) are refused: every key must be nameable.
+ */
+export function parseEncryptionKeys(env: NodeJS.ProcessEnv): Buffer[] {
+  const list = listVar(env, 'ENCRYPTION_KEYS');
+  if (!list.length) {
+    if (!env.ENCRYPTION_KEY)
+      throw new ConfigError(
+        'ENCRYPTION_KEY (or ENCRYPTION_KEYS) is required (set it, or leave DATABASE_URL unset for embedded mode)',
+      );
+    return [parseEncryptionKey(env.ENCRYPTION_KEY)];
+  }
+  const keys = list.map((raw, i) => parseEncryptionKey(raw, `ENCRYPTION_KEYS entry ${i + 1}`));
+  const ids = keys.map((k) => createHash('sha256').update(k).digest('hex').slice(0, 8));
+  const dup = ids.findIndex((id, i) => ids.indexOf(id) !== i);
+  if (dup >= 0)
+    throw new ConfigError(`ENCRYPTION_KEYS entry ${dup + 1} repeats the key id of an earlier entry`);
+  return keys;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
@@ -73,6 +106,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (retry.length !== 5 || retry.some((n) => !Number.isFinite(n) || n < 0)) {
     throw new ConfigError('WEBHOOK_RETRY_SCHEDULE must be five non-negative numbers of seconds');
   }
+  const encryptionKeys = parseEncryptionKeys(env);
   const pepper = required(env, 'API_KEY_PEPPER');
   if (pepper.length < 16) throw new ConfigError('API_KEY_PEPPER must be at least 16 characters');
   const imapPollSeconds = intVar(env, 'IMAP_POLL_SECONDS', 60, 1, 86_400);
@@ -83,7 +117,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     redisPrefix: env.REDIS_PREFIX || 'svc',
     publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
     apiKeyPepper: pepper,
-    encryptionKey: parseEncryptionKey(required(env, 'ENCRYPTION_KEY')),
+    encryptionKey: encryptionKeys[0],
+    encryptionKeys,
     trustProxy: listVar(env, 'TRUST_PROXY'),
     appRole: role,
     webhookAllowedTestHosts: listVar(env, 'WEBHOOK_ALLOWED_TEST_HOSTS').map((h) => h.toLowerCase()),
@@ -102,6 +137,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     ),
     logLevel: env.LOG_LEVEL || 'info',
     runMigrations: env.RUN_MIGRATIONS !== 'false',
+    idempotencyLeaseSeconds: intVar(env, 'IDEMPOTENCY_LEASE_SECONDS', 60, 1, 60),
   };
 }
 

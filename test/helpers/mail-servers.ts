@@ -14,6 +14,7 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ImapFlow } from 'imapflow';
@@ -300,25 +301,35 @@ export async function seedCampaign(query: Query, input: SeedCampaignInput): Prom
   const inboundSecrets: string[] = [];
   for (let i = 0; i < (input.inboxes ?? 1); i++) {
     const secret = newInboundSecret();
-    const smtp = sealSettings({
-      host: '127.0.0.1',
-      port: input.smtpPort,
-      secure: false,
-      user: null,
-      password: null,
-    });
+    // The id is chosen here: sealed settings are bound to their inbox's id.
+    const id = randomUUID();
+    const smtp = sealSettings(
+      {
+        host: '127.0.0.1',
+        port: input.smtpPort,
+        secure: false,
+        user: null,
+        password: null,
+      },
+      id,
+      'smtp',
+    );
     const imap = input.imapPort
-      ? sealSettings({
-          host: '127.0.0.1',
-          port: input.imapPort,
-          secure: false,
-          user: input.imapUser ?? null,
-          password: input.imapPassword ?? null,
-        })
+      ? sealSettings(
+          {
+            host: '127.0.0.1',
+            port: input.imapPort,
+            secure: false,
+            user: input.imapUser ?? null,
+            password: input.imapPassword ?? null,
+          },
+          id,
+          'imap',
+        )
       : null;
     const rows = (await query(
-      `INSERT INTO inboxes (workspace_id, email, display_name, domain, daily_limit, smtp_sealed, imap_sealed, inbound_secret_hash)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
+      `INSERT INTO inboxes (id, workspace_id, email, display_name, domain, daily_limit, smtp_sealed, imap_sealed, inbound_secret_hash)
+       VALUES ($9, $1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
       [
         input.workspaceId,
         `sender${i + 1}@${domain}`,
@@ -328,6 +339,7 @@ export async function seedCampaign(query: Query, input: SeedCampaignInput): Prom
         smtp,
         imap,
         hashInboundSecret(secret),
+        id,
       ],
     )) as Array<{ id: string }>;
     inboxIds.push(rows[0].id);

@@ -1,13 +1,20 @@
 /**
  * Idempotency-Key for POST and PATCH (CONTRACT §3): atomic claim in PostgreSQL, fingerprint of
  * method + path + canonical body, replay with Idempotent-Replayed: true, 422 on changed content,
- * 409 while the first request runs. Responses are stored sealed (AES-256-GCM); >= 500, 409 and 429
- * are not stored. Records expire after 24 h.
+ * 409 while the first request runs. Responses are stored sealed (AES-256-GCM, bound to the record's
+ * tenant and key); >= 500, 409 and 429 are not stored. Records expire 24 h after their claim.
+ *
+ * A claim holds a lease (`expires_at`, LEASE_SECONDS ahead, renewed while the handler runs): when the
+ * process dies mid-request the lease runs out and the next request with that key takes the claim over
+ * (the same one conditional INSERT … ON CONFLICT DO UPDATE … WHERE expired, so of two retries racing
+ * after expiry exactly one wins). Each claim is identified by its `created_at`, so a request that
+ * lost its claim (it outlived its lease) never stores over or releases its successor's claim.
  *
  * Bound by `bindIdempotency()` to every POST and PATCH handler of every controller rather than
  * globally: a global interceptor puts each GET through an rxjs pipeline that only passes the
  * result along (about 25 µs of CPU per list request, bench/contacts.mjs).
  */
+import { createHash } from 'node:crypto';
 import {
   Injectable,
   RequestMethod,
@@ -23,13 +30,22 @@ import type { Response } from 'express';
 import { from, lastValueFrom, type Observable } from 'rxjs';
 import type { DataSource } from 'typeorm';
 import { canonicalJson, seal, sha256Hex, unseal } from '../crypto/crypto.js';
+import { idempotentResponseAt } from '../crypto/sealed-columns.js';
 import { ApiError, type ErrorType } from '../http/api-error.js';
 import { mapError } from '../http/error-mapping.js';
 import type { ServiceRequest } from '../http/request-context.js';
 import { logger } from '../logging/logger.js';
+import { appConfig } from '../../config/app-config.js';
 
 const KEY_RE = /^[\x21-\x7e]{1,255}$/;
 const TTL_HOURS = 24;
+/**
+ * How long a `processing` claim holds without renewal: a key whose request died is usable again
+ * after at most this long (CONTRACT §12). Renewed every third of it while the handler runs.
+ * IDEMPOTENCY_LEASE_SECONDS may only lower it (tests).
+ */
+export const LEASE_SECONDS = 60;
+const leaseSeconds = (): number => Math.min(LEASE_SECONDS, appConfig().idempotencyLeaseSeconds);
 /** Expired records are deleted in batches, at most this often per process, off the request path. */
 const SWEEP_EVERY_MS = 10 * 60_000;
 const SWEEP_BATCH = 5000;
@@ -60,9 +76,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     }
     const p = req.principal;
     const tenant = p.workspaceId ? `ws:${p.workspaceId}` : `org:${p.organizationId}`;
-    const fingerprint = sha256Hex(
-      `${req.method}\n${req.baseUrl}${req.path}\n${canonicalJson(req.body ?? null)}`,
-    );
+    const fingerprint = requestFingerprint(req.method, `${req.baseUrl}${req.path}`, req.body);
     const res = ctx.switchToHttp().getResponse<Response>();
     return from(this.run(tenant, key, fingerprint, req, res, next));
   }
@@ -75,38 +89,63 @@ export class IdempotencyInterceptor implements NestInterceptor {
     res: Response,
     next: CallHandler,
   ): Promise<unknown> {
-    const claimed = await this.claim(tenant, key, fingerprint);
-    if (!claimed) return this.replay(tenant, key, fingerprint, res);
+    const claim = await this.claim(tenant, key, fingerprint);
+    if (claim === null) return this.replay(tenant, key, fingerprint, res);
+    const renew = this.keepLease(tenant, key, claim);
     try {
       const body = await lastValueFrom(next.handle(), { defaultValue: undefined });
       const status = res.statusCode;
-      await this.store(tenant, key, { status, body });
+      clearInterval(renew);
+      await this.store(tenant, key, claim, { status, body });
       return body;
     } catch (err) {
+      clearInterval(renew);
       const mapped = mapError(err, req.id);
       if (mapped.status >= 500 || mapped.status === 409 || mapped.status === 429) {
-        await this.release(tenant, key);
+        await this.release(tenant, key, claim);
       } else {
-        await this.store(tenant, key, { status: mapped.status, body: mapped.body });
+        await this.store(tenant, key, claim, { status: mapped.status, body: mapped.body });
       }
       throw err;
     }
   }
 
-  /** Inserts the claim; an expired record is replaced. Returns false if someone else holds the key. */
-  private async claim(tenant: string, key: string, fingerprint: string): Promise<boolean> {
+  /** Extends this claim's lease every third of it while the handler runs (a live request keeps its key). */
+  private keepLease(tenant: string, key: string, claim: string): NodeJS.Timeout {
+    const timer = setInterval(
+      () => {
+        this.db
+          .query(
+            `UPDATE idempotency_keys SET expires_at = now() + make_interval(secs => $4)
+            WHERE tenant = $1 AND key = $2 AND state = 'processing' AND created_at = $3::timestamptz`,
+            [tenant, key, claim, leaseSeconds()],
+          )
+          .catch((err: unknown) => logger.warn({ err: String(err) }, 'could not renew idempotency lease'));
+      },
+      (leaseSeconds() * 1000) / 3,
+    );
+    timer.unref();
+    return timer;
+  }
+
+  /**
+   * Inserts the claim with a lease; a record whose time is up (a finished one after 24 h, a
+   * `processing` one whose lease ran out: its request died) is taken over in the same statement.
+   * Returns the claim's identity (its `created_at`, as text), or null if someone else holds the key.
+   */
+  private async claim(tenant: string, key: string, fingerprint: string): Promise<string | null> {
     this.sweepExpired();
     const rows = (await this.db.query(
-      `INSERT INTO idempotency_keys (tenant, key, fingerprint, state, expires_at)
-       VALUES ($1, $2, $3, 'processing', now() + interval '${TTL_HOURS} hours')
+      `INSERT INTO idempotency_keys (tenant, key, fingerprint, state, created_at, expires_at)
+       VALUES ($1, $2, $3, 'processing', now(), now() + make_interval(secs => $4))
        ON CONFLICT (tenant, key) DO UPDATE
          SET fingerprint = EXCLUDED.fingerprint, state = 'processing', response_status = NULL,
-             response_sealed = NULL, created_at = now(), expires_at = EXCLUDED.expires_at
+             response_sealed = NULL, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
          WHERE idempotency_keys.expires_at <= now()
-       RETURNING key`,
-      [tenant, key, fingerprint],
-    )) as unknown[];
-    return rows.length === 1;
+       RETURNING created_at::text AS claim`,
+      [tenant, key, fingerprint, leaseSeconds()],
+    )) as Array<{ claim: string }>;
+    return rows.length === 1 ? rows[0].claim : null;
   }
 
   private async replay(tenant: string, key: string, fingerprint: string, res: Response): Promise<unknown> {
@@ -133,7 +172,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (row.state !== 'completed' || !row.response_sealed) {
       throw new ApiError(409, 'idempotency_key_in_use', 'A request with this Idempotency-Key is in progress');
     }
-    const stored = JSON.parse(unseal(row.response_sealed)) as StoredResponse;
+    const stored = JSON.parse(
+      unseal(row.response_sealed, idempotentResponseAt(tenant, key)),
+    ) as StoredResponse;
     res.setHeader('Idempotent-Replayed', 'true');
     if (stored.status >= 400) {
       const { error } = stored.body as { error: { type: ErrorType; message: string; field?: string } };
@@ -143,16 +184,24 @@ export class IdempotencyInterceptor implements NestInterceptor {
     return stored.body;
   }
 
-  private async store(tenant: string, key: string, response: StoredResponse): Promise<void> {
+  /** Completes this claim (24 h from the claim); a claim lost meanwhile (lease ran out) is left alone. */
+  private async store(tenant: string, key: string, claim: string, response: StoredResponse): Promise<void> {
     try {
       await this.db.query(
-        `UPDATE idempotency_keys SET state = 'completed', response_status = $3, response_sealed = $4
-          WHERE tenant = $1 AND key = $2`,
-        [tenant, key, response.status, seal(JSON.stringify(response))],
+        `UPDATE idempotency_keys SET state = 'completed', response_status = $4, response_sealed = $5,
+                expires_at = created_at + interval '${TTL_HOURS} hours'
+          WHERE tenant = $1 AND key = $2 AND state = 'processing' AND created_at = $3::timestamptz`,
+        [
+          tenant,
+          key,
+          claim,
+          response.status,
+          seal(JSON.stringify(response), idempotentResponseAt(tenant, key)),
+        ],
       );
     } catch (err) {
       logger.error({ err: String(err) }, 'could not store idempotent response');
-      await this.release(tenant, key);
+      await this.release(tenant, key, claim);
     }
   }
 
@@ -168,14 +217,29 @@ export class IdempotencyInterceptor implements NestInterceptor {
       .catch((err: unknown) => logger.warn({ err: String(err) }, 'could not sweep idempotency keys'));
   }
 
-  private async release(tenant: string, key: string): Promise<void> {
+  private async release(tenant: string, key: string, claim: string): Promise<void> {
     await this.db
-      .query(`DELETE FROM idempotency_keys WHERE tenant = $1 AND key = $2 AND state = 'processing'`, [
-        tenant,
-        key,
-      ])
+      .query(
+        `DELETE FROM idempotency_keys
+          WHERE tenant = $1 AND key = $2 AND state = 'processing' AND created_at = $3::timestamptz`,
+        [tenant, key, claim],
+      )
       .catch((err: unknown) => logger.error({ err: String(err) }, 'could not release idempotency key'));
   }
+}
+
+/**
+ * What identifies a request for its Idempotency-Key: method, path and body. A JSON body is hashed
+ * as canonical JSON (key order does not matter; fingerprints of stored records stay valid); a raw
+ * body (a Buffer: the import route reads its bytes itself) is hashed over its bytes, never turned
+ * into JSON, so a 64 MiB body costs one streaming hash.
+ */
+export function requestFingerprint(method: string, path: string, body: unknown): string {
+  const head = `${method}\n${path}\n`;
+  if (Buffer.isBuffer(body)) {
+    return createHash('sha256').update(`${head}raw:`).update(body).digest('hex');
+  }
+  return sha256Hex(`${head}${canonicalJson(body ?? null)}`);
 }
 
 /** The handlers (controller prototype methods) of `app` answering one of `methods`. */

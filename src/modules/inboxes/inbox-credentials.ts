@@ -1,11 +1,13 @@
 /**
- * Inbox secrets, in one place: SMTP/IMAP settings are sealed with AES-256-GCM (ENCRYPTION_KEY), and
+ * Inbox secrets, in one place: SMTP/IMAP settings are sealed with AES-256-GCM (ENCRYPTION_KEYS), bound
+ * to their inbox and column (`inboxes.smtp_sealed.<inbox id>`: a value copied into another inbox's row
+ * does not open), and
  * the per-inbox inbound secret is stored only as an HMAC under a key derived for that purpose.
  * Nothing here is ever mapped into an API response.
  */
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
-import { derivedKey, hmacSha256, safeEqual, seal, unseal } from '../../common/crypto/crypto.js';
+import { derivedKey, hmacSha256, safeEqual, seal, sealedAt, unseal } from '../../common/crypto/crypto.js';
 import { isUuid } from '../../common/http/id-params.js';
 import { Inbox } from './entities/inbox.entity.js';
 
@@ -40,12 +42,21 @@ export function hashInboundSecret(secret: string): string {
   return hmacSha256(key(), secret).toString('hex');
 }
 
-export function sealSettings(settings: MailServerSettings): string {
-  return seal(JSON.stringify(settings));
+/** Which of an inbox's sealed columns: `smtp_sealed` or `imap_sealed`. */
+export type InboxServer = 'smtp' | 'imap';
+
+/** The associated data of an inbox's sealed settings: `inboxes.<smtp|imap>_sealed.<inbox id>`. */
+export const inboxSealedAt = (inboxId: string, server: InboxServer): string =>
+  sealedAt('inboxes', `${server}_sealed`, inboxId.toLowerCase());
+
+/** Seals settings for the `server` column of inbox `inboxId` (the id must be known before the insert). */
+export function sealSettings(settings: MailServerSettings, inboxId: string, server: InboxServer): string {
+  return seal(JSON.stringify(settings), inboxSealedAt(inboxId, server));
 }
 
-export function openSettings(sealed: string): MailServerSettings {
-  const parsed = JSON.parse(unseal(sealed)) as MailServerSettings;
+/** Opens an inbox's sealed settings; throws (SealError) when they were sealed for another row or column. */
+export function openSettings(sealed: string, inboxId: string, server: InboxServer): MailServerSettings {
+  const parsed = JSON.parse(unseal(sealed, inboxSealedAt(inboxId, server))) as MailServerSettings;
   return {
     host: parsed.host,
     port: parsed.port,
@@ -85,7 +96,7 @@ export async function loadInboxTransport(
   if (!inbox) return null;
   return {
     inbox,
-    smtp: openSettings(inbox.smtpSealed),
-    imap: inbox.imapSealed ? openSettings(inbox.imapSealed) : null,
+    smtp: openSettings(inbox.smtpSealed, inbox.id, 'smtp'),
+    imap: inbox.imapSealed ? openSettings(inbox.imapSealed, inbox.id, 'imap') : null,
   };
 }

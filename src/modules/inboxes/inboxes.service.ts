@@ -2,6 +2,7 @@
  * Inbox metadata for the API (credential-free by construction: the view is built field by field),
  * and connecting an inbox for the admin CLI.
  */
+import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
@@ -95,16 +96,18 @@ export async function connectInbox(
     if (!ws) throw ApiError.notFound('Workspace');
     const inboundSecret = newInboundSecret();
     const repo = manager.getRepository(Inbox);
+    const existing = await repo.findOne({ where: { workspaceId: ws.id, email } });
+    // The id is chosen here, before the insert, because the sealed settings are bound to it.
+    const id = existing?.id ?? randomUUID();
     const values = {
       displayName: input.displayName ?? null,
       dailyLimit,
       domain,
       status: 'active' as const,
-      smtpSealed: sealSettings(input.smtp),
-      imapSealed: input.imap ? sealSettings(input.imap) : null,
+      smtpSealed: sealSettings(input.smtp, id, 'smtp'),
+      imapSealed: input.imap ? sealSettings(input.imap, id, 'imap') : null,
       inboundSecretHash: hashInboundSecret(inboundSecret),
     };
-    const existing = await repo.findOne({ where: { workspaceId: ws.id, email } });
     if (existing) {
       await repo.update(
         { workspaceId: ws.id, id: existing.id },
@@ -113,7 +116,9 @@ export async function connectInbox(
       const inbox = await repo.findOneOrFail({ where: { workspaceId: ws.id, id: existing.id } });
       return { inbox, inboundSecret, reconnected: true };
     }
-    const inbox = await repo.save(repo.create({ ...values, workspaceId: ws.id, email, provider: 'smtp' }));
+    const inbox = await repo.save(
+      repo.create({ ...values, id, workspaceId: ws.id, email, provider: 'smtp' }),
+    );
     return { inbox, inboundSecret, reconnected: false };
   };
   return db.transaction(run);

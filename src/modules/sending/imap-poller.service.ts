@@ -136,7 +136,7 @@ export class ImapPoller {
   private async pollLocked(inboxId: string, abandon: Abandon): Promise<PollOutcome> {
     const inbox = await this.ds.getRepository(Inbox).findOne({ where: { id: inboxId } });
     if (!inbox?.imapSealed || abandon.abandoned) return { status: 'not_polled' };
-    const s = openSettings(inbox.imapSealed);
+    const s = openSettings(inbox.imapSealed, inbox.id, 'imap');
     const timeout = appConfig().imapPollDeadlineSeconds * 1000;
     const client = new ImapFlow({
       host: s.host,

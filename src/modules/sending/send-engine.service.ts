@@ -345,7 +345,9 @@ export class SendEngine {
   }
 
   private transportFor(inbox: Inbox): Transporter {
-    return this.transports.get(inbox.id, inbox.smtpSealed, () => openSettings(inbox.smtpSealed));
+    return this.transports.get(inbox.id, inbox.smtpSealed, () =>
+      openSettings(inbox.smtpSealed, inbox.id, 'smtp'),
+    );
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ import { Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { unseal } from '../../common/crypto/crypto.js';
+import { webhookSecretAt } from '../../common/crypto/sealed-columns.js';
 import { logger } from '../../common/logging/logger.js';
 import { appConfig } from '../../config/app-config.js';
 import { Waker } from './loop.js';
@@ -271,7 +272,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
     const cacheKey = `${row.endpoint_id}:${row.secret_sealed}`;
     let found = this.secrets.get(cacheKey);
     if (!found) {
-      const secret = unseal(row.secret_sealed);
+      const secret = unseal(row.secret_sealed, webhookSecretAt(row.endpoint_id));
       found = { secret, key: standardKey(secret) };
       if (this.secrets.size > 10_000) this.secrets.clear();
       this.secrets.set(cacheKey, found);

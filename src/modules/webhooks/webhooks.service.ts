@@ -6,6 +6,7 @@ import { Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { seal } from '../../common/crypto/crypto.js';
+import { webhookSecretAt } from '../../common/crypto/sealed-columns.js';
 import { ApiError } from '../../common/http/api-error.js';
 import { paginate, type Page, type PageQueryDto } from '../../common/http/pagination.js';
 import { WebhookDelivery } from './entities/webhook-delivery.entity.js';
@@ -112,14 +113,25 @@ export class WebhooksService {
   ): Promise<WebhookEndpointView & { secret: string }> {
     const url = await this.checkedUrl(body.url);
     const secret = generateSecret();
-    const saved = await this.endpoints.insert(workspaceId, {
-      url,
-      events: [...new Set(body.events)],
-      description: body.description ?? null,
-      status: 'enabled',
-      disabledReason: null,
-      consecutiveFailures: 0,
-      secretSealed: seal(secret),
+    // The sealed secret is bound to the endpoint's id, which the database assigns: insert, then
+    // seal under that id, in one transaction (no row without its real secret is ever visible).
+    const saved = await this.db.transaction(async (manager) => {
+      const row = await this.endpoints.insert(
+        workspaceId,
+        {
+          url,
+          events: [...new Set(body.events)],
+          description: body.description ?? null,
+          status: 'enabled',
+          disabledReason: null,
+          consecutiveFailures: 0,
+          secretSealed: '',
+        },
+        manager,
+      );
+      row.secretSealed = seal(secret, webhookSecretAt(row.id));
+      await this.endpoints.update(workspaceId, { id: row.id }, { secretSealed: row.secretSealed }, manager);
+      return row;
     });
     return { ...toEndpointView(saved), secret };
   }
@@ -173,7 +185,7 @@ export class WebhooksService {
   async rotateSecret(workspaceId: string, id: number): Promise<WebhookEndpointView & { secret: string }> {
     await this.find(workspaceId, id);
     const secret = generateSecret();
-    await this.endpoints.update(workspaceId, { id }, { secretSealed: seal(secret) });
+    await this.endpoints.update(workspaceId, { id }, { secretSealed: seal(secret, webhookSecretAt(id)) });
     return { ...toEndpointView(await this.find(workspaceId, id)), secret };
   }
 
