@@ -19,8 +19,6 @@ import { setupOpenApi } from './openapi.js';
 
 export const API_PREFIX = 'api/v1';
 const JSON_LIMIT = '1mb';
-/** Imports carry up to the plan's row cap of contacts. */
-const IMPORT_JSON_LIMIT = '64mb';
 
 function requireJsonBody(req: Request, _res: Response, next: NextFunction): void {
   const hasBody =
@@ -95,7 +93,7 @@ const mayHaveBody = (req: Request): boolean =>
  */
 function bodyReaders(): (req: Request, res: Response, next: NextFunction) => void {
   const readers = express.Router();
-  readers.use('/api/v1/contacts/import', express.json({ limit: IMPORT_JSON_LIMIT }));
+  readers.use('/api/v1/contacts/import', (_req, _res, next) => next('router')); // read after auth (ImportBodyGuard)
   readers.use(requireJsonBody);
   readers.use(express.json({ limit: JSON_LIMIT, type: ['application/json', 'application/*+json'] }));
   readers.use(limitJsonDepth);
