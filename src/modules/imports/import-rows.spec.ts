@@ -1,5 +1,12 @@
 import { isEmail } from 'class-validator';
-import { ImportInputError, isValidEmail, normaliseContact, readCsv, stageRows } from './import-rows.js';
+import {
+  CsvReader,
+  ImportInputError,
+  isValidEmail,
+  normaliseContact,
+  readCsv,
+  stageRows,
+} from './import-rows.js';
 
 describe('import rows', () => {
   it('accepts exactly the addresses isEmail accepts (the fast path is a strict subset)', () => {
@@ -82,19 +89,41 @@ describe('import rows', () => {
   });
 
   it('maps CSV headers to contact fields and other columns to custom_fields; empty cells are absent', () => {
-    const { records, problems } = readCsv(
+    const rows = readCsv(
       '\ufeffE-mail,First Name,Company,custom_fields.tier,Plan\r\nada@example.com,Ada,,gold,pro\r\n\r\nbob@example.com,"Bob, Jr.",Acme,,\r\nx\r\n',
     );
-    expect(records).toEqual([
-      { email: 'ada@example.com', first_name: 'Ada', custom_fields: { tier: 'gold', Plan: 'pro' } },
-      { email: 'bob@example.com', first_name: 'Bob, Jr.', company: 'Acme' },
-      {},
-    ]);
-    expect([...problems.entries()]).toEqual([
-      [3, { field: 'row', message: expect.stringContaining('1 columns') }],
+    expect(rows).toEqual([
+      {
+        record: { email: 'ada@example.com', first_name: 'Ada', custom_fields: { tier: 'gold', Plan: 'pro' } },
+      },
+      { record: { email: 'bob@example.com', first_name: 'Bob, Jr.', company: 'Acme' } },
+      { problem: { field: 'row', message: expect.stringContaining('1 columns') } },
     ]);
     expect(() => readCsv('name\nAda')).toThrow(ImportInputError);
     expect(() => readCsv('email,EMAIL\na,b')).toThrow('more than once');
     expect(() => readCsv('email,"oops\na')).toThrow('could not be parsed');
+  });
+
+  it('reads CSV piece by piece: rows come out as soon as they are complete, whatever the cut', () => {
+    const text = 'email,name\nada@example.com,"Ada\nLovelace"\nbob@example.com,Bob\n';
+    for (let cut = 1; cut < text.length; cut += 1) {
+      const reader = new CsvReader();
+      const rows = [...reader.write(text.slice(0, cut)), ...reader.write(text.slice(cut)), ...reader.end()];
+      expect(rows).toEqual([
+        { record: { email: 'ada@example.com', custom_fields: { name: 'Ada\nLovelace' } } },
+        { record: { email: 'bob@example.com', custom_fields: { name: 'Bob' } } },
+      ]);
+    }
+    const reader = new CsvReader();
+    expect(reader.write('email\n')).toEqual([]);
+    expect(reader.write('a@example.com\nb@exa')).toEqual([{ record: { email: 'a@example.com' } }]);
+  });
+
+  it('refuses a CSV record over 64 KiB naming its line, and a CSV without a header', () => {
+    const reader = new CsvReader();
+    reader.write('email,note\na@example.com,short\n');
+    expect(() => reader.write(`b@example.com,${'x'.repeat(70_000)}\n`)).toThrow(/line 3 .*64 KiB/);
+    expect(() => new CsvReader().end()).toThrow('header');
+    expect(() => readCsv('\n\n')).toThrow('header');
   });
 });

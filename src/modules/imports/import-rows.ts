@@ -8,7 +8,7 @@
  * - `{_dup: true}` for a repeated address after its first valid row (counted as skipped).
  * Marking duplicates here, once, keeps the job's counters exact across chunks and resumes.
  */
-import { parse as parseCsv } from 'csv-parse/sync';
+import { Parser as CsvParser } from 'csv-parse';
 import { isEmail } from 'class-validator';
 import { CONTACT_STAGES } from '../contacts/entities/contact.entity.js';
 
@@ -231,14 +231,9 @@ export class RowStager {
   invalid = 0;
   duplicates = 0;
   private readonly seen = new Set<string>();
-  private index = 0;
 
-  constructor(private readonly csvProblems?: Map<number, RowProblem>) {}
-
-  /** The staged value of the next input row. */
-  stage(input: unknown): StagedRow {
-    this.index += 1;
-    const problem = this.csvProblems?.get(this.index);
+  /** The staged value of the next input row, or of a CSV row with a problem of its own. */
+  stage(input: unknown, problem?: RowProblem): StagedRow {
     if (problem) {
       this.invalid += 1;
       return { _error: problem };
@@ -260,19 +255,19 @@ export class RowStager {
   }
 }
 
-/** Normalises rows (JSON objects, or CSV records already mapped to objects) and marks duplicates. */
-export function stageRows(inputs: Iterable<unknown>, csvProblems?: Map<number, RowProblem>): StagedImport {
-  const stager = new RowStager(csvProblems);
+/** Normalises rows (JSON objects, or CSV rows) and marks duplicates. */
+export function stageRows(inputs: Iterable<unknown>): StagedImport {
+  const stager = new RowStager();
   const rows: StagedRow[] = [];
   for (const input of inputs) rows.push(stager.stage(input));
   return { rows, valid: stager.valid, invalid: stager.invalid, duplicates: stager.duplicates };
 }
 
-export interface CsvRecords {
-  records: Array<Record<string, unknown>>;
-  /** 1-based data row → problem found while reading the CSV itself (e.g. a wrong column count). */
-  problems: Map<number, RowProblem>;
-}
+/** A CSV record longer than this (bytes) refuses the request (422 naming its line). */
+export const MAX_CSV_RECORD_BYTES = 64 * 1024;
+
+/** One data row of a CSV: the record mapped to contact fields, or a problem of the CSV itself. */
+export type CsvRow = { record: Record<string, unknown> } | { problem: RowProblem };
 
 const FIELD_ALIASES: Record<string, string> = {
   e_mail: 'email',
@@ -292,47 +287,103 @@ function headerTarget(raw: string): { field: string } | { custom: string } {
   return { custom: name };
 }
 
+/** csv-parse's push parser (the engine under its stream API): records come back synchronously. */
+interface CsvEngine {
+  parse(
+    data: Buffer | undefined,
+    end: boolean,
+    push: (record: string[]) => void,
+    close: () => void,
+  ): Error | undefined;
+  info: { lines: number };
+}
+
 /**
- * Parses CSV text with csv-parse: the header row names contact fields (case-insensitive, spaces or
- * dashes as underscores), every other column goes to custom_fields. Empty cells are "not provided".
- * Blank lines are skipped and not counted as data rows.
+ * Streaming CSV reader (csv-parse's push parser): text goes in piece by piece, data rows come out
+ * as soon as they are complete, so a CSV is never held as a whole table. The header row names
+ * contact fields (case-insensitive, spaces or dashes as underscores), every other column goes to
+ * custom_fields. Empty cells are "not provided". Blank lines are skipped and not counted as data
+ * rows. A record over MAX_CSV_RECORD_BYTES, or CSV that does not parse, throws ImportInputError
+ * ('csv') naming the line.
  */
-export function readCsv(csv: string): CsvRecords {
-  let table: string[][];
-  try {
-    table = parseCsv(csv, {
+export class CsvReader {
+  private readonly engine: CsvEngine;
+  private targets?: Array<{ field: string } | { custom: string }>;
+
+  constructor() {
+    const parser = new CsvParser({
       bom: true,
       relax_column_count: true,
       skip_empty_lines: true,
       trim: true,
-    }) as string[][];
-  } catch (err) {
-    const message = err instanceof Error ? err.message.split('\n')[0] : 'malformed CSV';
-    throw new ImportInputError('csv', `csv could not be parsed: ${message}`);
+      max_record_size: MAX_CSV_RECORD_BYTES,
+    }) as unknown as { api: CsvEngine };
+    this.engine = parser.api;
   }
-  const header = table[0];
-  if (!header || header.every((h) => h === '')) {
-    throw new ImportInputError('csv', 'csv must start with a header row naming the columns');
+
+  /** The data rows completed by this piece of text. */
+  write(text: string): CsvRow[] {
+    return this.run(Buffer.from(text, 'utf8'), false);
   }
-  const targets = header.map((h, i) => {
-    if (!h) throw new ImportInputError('csv', `csv header column ${i + 1} is empty`);
-    return headerTarget(h);
-  });
-  const names = targets.map((t) => ('field' in t ? t.field : `custom_fields.${t.custom}`));
-  const dupe = names.find((n, i) => names.indexOf(n) !== i);
-  if (dupe) throw new ImportInputError('csv', `csv header names ${dupe} more than once`);
-  if (!names.includes('email')) throw new ImportInputError('csv', 'csv header must have an email column');
-  const records: Array<Record<string, unknown>> = [];
-  const problems = new Map<number, RowProblem>();
-  for (let r = 1; r < table.length; r += 1) {
-    const cells = table[r];
-    if (cells.length !== header.length) {
-      problems.set(r, {
-        field: 'row',
-        message: `row has ${cells.length} columns but the header has ${header.length}`,
-      });
-      records.push({});
-      continue;
+
+  /** The last data rows; throws when the CSV has no header. */
+  end(): CsvRow[] {
+    const rows = this.run(undefined, true);
+    if (!this.targets)
+      throw new ImportInputError('csv', 'csv must start with a header row naming the columns');
+    return rows;
+  }
+
+  private run(data: Buffer | undefined, end: boolean): CsvRow[] {
+    const records: string[][] = [];
+    const err = this.engine.parse(
+      data,
+      end,
+      (r) => records.push(r),
+      () => undefined,
+    );
+    const rows: CsvRow[] = [];
+    for (const cells of records) {
+      if (!this.targets) this.header(cells);
+      else rows.push(this.row(cells));
+    }
+    if (err) {
+      const code = (err as { code?: string }).code;
+      if (code === 'CSV_MAX_RECORD_SIZE') {
+        throw new ImportInputError(
+          'csv',
+          `csv record at line ${this.engine.info.lines} is larger than ${MAX_CSV_RECORD_BYTES / 1024} KiB`,
+        );
+      }
+      throw new ImportInputError('csv', `csv could not be parsed: ${err.message.split('\n')[0]}`);
+    }
+    return rows;
+  }
+
+  private header(header: string[]): void {
+    if (header.every((h) => h === '')) {
+      throw new ImportInputError('csv', 'csv must start with a header row naming the columns');
+    }
+    const targets = header.map((h, i) => {
+      if (!h) throw new ImportInputError('csv', `csv header column ${i + 1} is empty`);
+      return headerTarget(h);
+    });
+    const names = targets.map((t) => ('field' in t ? t.field : `custom_fields.${t.custom}`));
+    const dupe = names.find((n, i) => names.indexOf(n) !== i);
+    if (dupe) throw new ImportInputError('csv', `csv header names ${dupe} more than once`);
+    if (!names.includes('email')) throw new ImportInputError('csv', 'csv header must have an email column');
+    this.targets = targets;
+  }
+
+  private row(cells: string[]): CsvRow {
+    const targets = this.targets!;
+    if (cells.length !== targets.length) {
+      return {
+        problem: {
+          field: 'row',
+          message: `row has ${cells.length} columns but the header has ${targets.length}`,
+        },
+      };
     }
     const record: Record<string, unknown> = {};
     let custom: Record<string, string> | undefined;
@@ -348,7 +399,12 @@ export function readCsv(csv: string): CsvRecords {
       }
     }
     if (custom) record.custom_fields = custom;
-    records.push(record);
+    return { record };
   }
-  return { records, problems };
+}
+
+/** Every data row of a whole CSV text (tests, small inputs). */
+export function readCsv(csv: string): CsvRow[] {
+  const reader = new CsvReader();
+  return [...reader.write(csv), ...reader.end()];
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Tenant, WorkspaceAuth } from '../../common/auth/auth.decorator.js';
@@ -8,7 +8,8 @@ import { IntIdPipe } from '../../common/http/id-params.js';
 import { collection, PageQueryDto, type Collection } from '../../common/http/pagination.js';
 import { CreateImportDto } from './dto/create-import.dto.js';
 import { ImportResponseDto } from './dto/import-response.dto.js';
-import { shallowBody } from './dto/shallow-body.pipe.js';
+import { importBodyItems } from './import-body.js';
+import { ImportBodyGuard } from './import-body.guard.js';
 import { ImportQueue } from './import-queue.js';
 import { toImportView, type ImportView } from './import-view.js';
 import { ImportsService } from './imports.service.js';
@@ -32,12 +33,13 @@ export class ImportsController {
   @ApiBody({ type: CreateImportDto })
   @ApiDataResponse(ImportResponseDto, 202, 'Accepted: the import is queued')
   @ApiErrorResponses(400, 413, 422)
-  async create(
-    @Tenant() tenant: WorkspaceTenant,
-    // Typed `object` so the global pipe leaves it to shallowBody (same rules, no deep copy of the rows).
-    @Body(shallowBody(CreateImportDto)) body: object,
-  ): Promise<{ data: ImportView }> {
-    const batch = await this.imports.create(tenant.workspaceId, body as CreateImportDto, 'api');
+  @UseGuards(ImportBodyGuard)
+  async create(@Tenant() tenant: WorkspaceTenant, @Req() req: Request): Promise<{ data: ImportView }> {
+    // The body stays raw bytes (req.body, a Buffer: what the idempotency fingerprint hashes) and is
+    // parsed as a stream, one contact or CSV row at a time (import-body.ts).
+    const body: unknown = req.body;
+    const bytes = Buffer.isBuffer(body) ? body : Buffer.from(JSON.stringify(body ?? null));
+    const batch = await this.imports.createFromItems(tenant.workspaceId, importBodyItems(bytes), 'api');
     await this.queue.enqueueAfterCommit({ workspaceId: tenant.workspaceId, importId: batch.id });
     return { data: batch };
   }

@@ -13,7 +13,8 @@ import { ApiError } from '../../common/http/api-error.js';
 import { paginate, type Page, type PageQueryDto } from '../../common/http/pagination.js';
 import { ImportBatch } from './entities/import-batch.entity.js';
 import { capCheck } from './import-runner.js';
-import { ImportInputError, readCsv, RowStager } from './import-rows.js';
+import type { ImportBodyItem } from './import-body.js';
+import { CsvReader, ImportInputError, RowStager, type CsvRow, type RowProblem } from './import-rows.js';
 import { toImportView, type ImportView } from './import-view.js';
 import { ImportsRepository } from './imports.repository.js';
 
@@ -25,6 +26,8 @@ export interface ImportInput {
 
 /** Staged rows per COPY write. */
 const STAGE_BATCH = 2000;
+/** Characters of an object's csv string handed to the CSV reader at a time. */
+const CSV_PIECE = 64 * 1024;
 
 interface PgClientForCopy {
   query(stream: CopyStreamQuery): CopyStreamQuery;
@@ -43,60 +46,60 @@ export class ImportsService {
   ) {}
 
   /**
-   * Validates and stages an import; answers the queued batch. 422 when the shape is wrong, the rows
-   * exceed the plan's import_row_cap, or the new contacts would pass max_contacts_per_workspace.
+   * Validates and stages an import given as an object (the CLI's and tests' form); answers the
+   * queued batch. The same path as a request body: see createFromItems.
    */
   async create(workspaceId: string, input: ImportInput, source: 'api' | 'cli' = 'api'): Promise<ImportView> {
-    const hasContacts = input.contacts !== undefined && input.contacts !== null;
-    const hasCsv = input.csv !== undefined && input.csv !== null;
-    if (hasContacts && hasCsv) throw ApiError.validation('csv', 'Send either contacts or csv, not both');
-    if (!hasContacts && !hasCsv) throw ApiError.validation('contacts', 'contacts or csv is required');
-    const field = hasContacts ? 'contacts' : 'csv';
+    return this.createFromItems(workspaceId, itemsOfInput(input), source);
+  }
+
+  /**
+   * Validates and stages an import read item by item from its JSON body (importBodyItems), and
+   * answers the queued batch. Rows are normalised and COPYed into import_rows as they are parsed,
+   * 2,000 at a time, in the same transaction as the batch row: a request refused halfway (row cap,
+   * a bad CSV record, malformed JSON, the contact cap) rolls everything back and leaves nothing.
+   * 422 when the shape is wrong, the rows pass the plan's import_row_cap (decided at row cap + 1,
+   * without reading further), or the new contacts would pass max_contacts_per_workspace.
+   */
+  async createFromItems(
+    workspaceId: string,
+    items: AsyncIterable<ImportBodyItem>,
+    source: 'api' | 'cli' = 'api',
+  ): Promise<ImportView> {
     const plan = await this.plan(workspaceId);
-    let inputs: unknown[];
-    let stager: RowStager;
     try {
-      if (hasContacts) {
-        const rows = input.contacts!;
-        if (!Array.isArray(rows)) throw new ImportInputError('contacts', 'contacts must be an array');
-        this.checkRowCap(field, rows.length, plan);
-        inputs = rows;
-        stager = new RowStager();
-      } else {
-        const { records, problems } = readCsv(input.csv!);
-        this.checkRowCap(field, records.length, plan);
-        inputs = records;
-        stager = new RowStager(problems);
-      }
+      const batch = await this.db.transaction(async (m) => {
+        const created = await this.imports.insert(
+          workspaceId,
+          { status: 'queued', source, updateExisting: true, totalRows: 0 },
+          m,
+        );
+        const run = new StagingRun(items, plan.import_row_cap);
+        await this.stage(m, run.lines(created.id));
+        const field = run.field();
+        if (run.rows === 0) throw new ImportInputError(field, `${field} must contain at least one row`);
+        created.totalRows = run.rows; // one staged row per input row
+        created.updateExisting = run.updateExisting;
+        await m.query('UPDATE imports SET total_rows = $2, update_existing = $3 WHERE id = $1', [
+          created.id,
+          created.totalRows,
+          created.updateExisting,
+        ]);
+        const { newContacts, room } = await capCheck(m, created.id, workspaceId, 0, run.stager.valid);
+        if (newContacts > room) {
+          throw ApiError.validation(
+            field,
+            `The import would add ${newContacts} new contacts but the workspace has room for ${Math.max(0, room)} ` +
+              `(plan max_contacts_per_workspace ${plan.max_contacts_per_workspace})`,
+          );
+        }
+        return created;
+      });
+      return toImportView(batch);
     } catch (err) {
       if (err instanceof ImportInputError) throw ApiError.validation(err.field, err.message);
       throw err;
     }
-    const batch = await this.db.transaction(async (m) => {
-      const created = await this.imports.insert(
-        workspaceId,
-        {
-          status: 'queued',
-          source,
-          updateExisting: input.update_existing ?? true,
-          totalRows: inputs.length, // one staged row per input row
-        },
-        m,
-      );
-      // Rows are normalised as COPY consumes them: PostgreSQL stores one part while this process
-      // normalises the next. The stager's counts are complete once the COPY has ended.
-      await this.stage(m, created.id, inputs, stager);
-      const { newContacts, room } = await capCheck(m, created.id, workspaceId, 0, stager.valid);
-      if (newContacts > room) {
-        throw ApiError.validation(
-          field,
-          `The import would add ${newContacts} new contacts but the workspace has room for ${Math.max(0, room)} ` +
-            `(plan max_contacts_per_workspace ${plan.max_contacts_per_workspace})`,
-        );
-      }
-      return created;
-    });
-    return toImportView(batch);
   }
 
   async show(workspaceId: string, id: number): Promise<ImportView> {
@@ -148,41 +151,127 @@ export class ImportsService {
     return plan;
   }
 
-  private checkRowCap(field: string, rows: number, plan: Plan): void {
-    if (rows === 0) throw new ImportInputError(field, `${field} must contain at least one row`);
-    if (rows > plan.import_row_cap) {
-      throw new ImportInputError(
-        field,
-        `${rows} rows exceed the plan's import_row_cap of ${plan.import_row_cap} rows per import`,
-      );
-    }
-  }
-
   /**
-   * Streams the staged rows into import_rows with COPY (pg-copy-streams) on the transaction's own
+   * Streams staged lines into import_rows with COPY (pg-copy-streams) on the transaction's own
    * connection: about twice as fast as INSERT … jsonb_array_elements, with no multi-megabyte parameter
-   * (bench/imports.mjs). Text format: tab-separated, the JSON with its backslashes doubled (JSON text
-   * never holds a raw tab, newline or carriage return, the only other characters COPY treats specially).
+   * (bench/imports.mjs). A failure of the source (the row cap, a bad record) aborts the COPY, and
+   * with it the transaction.
    */
-  private async stage(
-    m: EntityManager,
-    importId: number,
-    inputs: unknown[],
-    stager: RowStager,
-  ): Promise<void> {
+  private async stage(m: EntityManager, lines: AsyncIterable<string>): Promise<void> {
     const client = (await m.queryRunner!.connect()) as PgClientForCopy;
     const copy = client.query(copyFrom('COPY import_rows (import_id, row_number, data) FROM STDIN'));
-    const lines = async function* (): AsyncGenerator<string> {
-      for (let i = 0; i < inputs.length; i += STAGE_BATCH) {
-        let text = '';
-        const end = Math.min(i + STAGE_BATCH, inputs.length);
-        for (let r = i; r < end; r += 1) {
-          const staged = stager.stage(inputs[r]);
-          text += `${importId}\t${r + 1}\t${JSON.stringify(staged).replaceAll('\\', '\\\\')}\n`;
-        }
-        yield text;
+    await pipeline(Readable.from(lines), copy);
+  }
+}
+
+/** An ImportInput object as the items its JSON body would give (same checks as the body parser). */
+export async function* itemsOfInput(input: ImportInput): AsyncGenerator<ImportBodyItem> {
+  const hasContacts = input.contacts !== undefined && input.contacts !== null;
+  const hasCsv = input.csv !== undefined && input.csv !== null;
+  if (hasContacts && !Array.isArray(input.contacts)) {
+    throw new ImportInputError('contacts', 'contacts must be an array');
+  }
+  if (hasCsv && typeof input.csv !== 'string') throw new ImportInputError('csv', 'csv must be a string');
+  if (input.update_existing !== undefined && input.update_existing !== null) {
+    yield { kind: 'update_existing', value: input.update_existing };
+  }
+  if (hasContacts) {
+    yield { kind: 'contacts' };
+    for (const value of input.contacts!) yield { kind: 'contact', value };
+  }
+  if (hasCsv) {
+    const csv = input.csv!;
+    let i = 0;
+    while (i < csv.length) {
+      let end = Math.min(i + CSV_PIECE, csv.length);
+      const last = csv.charCodeAt(end - 1);
+      if (end < csv.length && last >= 0xd800 && last <= 0xdbff) end += 1; // never half a pair
+      yield { kind: 'csv', text: csv.slice(i, end) };
+      i = end;
+    }
+    yield { kind: 'csv-end' };
+  }
+}
+
+/**
+ * One request's rows on their way to import_rows: normalises each row (RowStager), counts them
+ * against the plan's import_row_cap (stopping at cap + 1), and renders COPY text 2,000 rows at a time.
+ */
+class StagingRun {
+  readonly stager = new RowStager();
+  rows = 0;
+  updateExisting = true;
+  private kind?: 'contacts' | 'csv';
+  private csv?: CsvReader;
+
+  constructor(
+    private readonly items: AsyncIterable<ImportBodyItem>,
+    private readonly cap: number,
+  ) {}
+
+  /** The field a request-level problem names. */
+  field(): 'contacts' | 'csv' {
+    if (!this.kind) throw new ImportInputError('contacts', 'contacts or csv is required');
+    return this.kind;
+  }
+
+  private use(kind: 'contacts' | 'csv'): void {
+    if (this.kind && this.kind !== kind)
+      throw new ImportInputError('csv', 'Send either contacts or csv, not both');
+    this.kind = kind;
+  }
+
+  async *lines(importId: number): AsyncGenerator<string> {
+    let text = '';
+    let pending = 0;
+    const add = (input: unknown, problem?: RowProblem): void => {
+      this.rows += 1;
+      if (this.rows > this.cap) {
+        const field = this.field();
+        throw new ImportInputError(
+          field,
+          `${field} has more than ${this.cap} rows: the plan's import_row_cap is ${this.cap} rows per import`,
+        );
+      }
+      const staged = this.stager.stage(input, problem);
+      text += `${importId}\t${this.rows}\t${JSON.stringify(staged).replaceAll('\\', '\\\\')}\n`;
+      pending += 1;
+    };
+    const addCsv = (rows: CsvRow[]): void => {
+      for (const row of rows) {
+        if ('problem' in row) add({}, row.problem);
+        else add(row.record);
       }
     };
-    await pipeline(Readable.from(lines()), copy);
+    for await (const item of this.items) {
+      switch (item.kind) {
+        case 'contacts':
+          this.use('contacts');
+          break;
+        case 'contact':
+          this.use('contacts');
+          add(item.value);
+          break;
+        case 'csv':
+          this.use('csv');
+          this.csv ??= new CsvReader();
+          addCsv(this.csv.write(item.text));
+          break;
+        case 'csv-end':
+          this.use('csv');
+          addCsv((this.csv ?? new CsvReader()).end());
+          break;
+        case 'update_existing':
+          this.updateExisting = item.value;
+          break;
+      }
+      if (pending >= STAGE_BATCH) {
+        yield text;
+        text = '';
+        pending = 0;
+      }
+    }
+    if (text) yield text;
+    this.field(); // neither contacts nor csv → 422
   }
 }

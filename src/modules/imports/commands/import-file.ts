@@ -3,11 +3,14 @@
  * read the file, create the import through ImportsService (same validation, caps and staging as
  * POST /contacts/import), then run it inline with the same ImportRunner the workers use.
  */
-import { readFile } from 'node:fs/promises';
+import { constants, createReadStream } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { ApiError } from '../../../common/http/api-error.js';
 import { isUuid } from '../../../common/http/id-params.js';
 import type { ImportProgress, ImportRunner } from '../import-runner.js';
 import type { ImportView } from '../import-view.js';
-import type { ImportInput, ImportsService } from '../imports.service.js';
+import type { ImportsService } from '../imports.service.js';
+import { importBodyItems, type ImportBodyItem } from '../import-body.js';
 
 /** A one-line failure reason for the CLI (printed on stderr, exit 1). */
 export class CliError extends Error {}
@@ -19,6 +22,20 @@ export interface ImportFileOptions {
   onProgress?: (p: ImportProgress) => void;
 }
 
+async function* jsonItems(file: string, settings: ImportBodyItem): AsyncGenerator<ImportBodyItem> {
+  // A later update_existing in a {"contacts": [...], "update_existing": ...} file wins over the flag.
+  yield settings;
+  yield* importBodyItems(createReadStream(file), { rootArray: true });
+}
+
+async function* csvItems(file: string, settings: ImportBodyItem): AsyncGenerator<ImportBodyItem> {
+  yield settings;
+  for await (const text of createReadStream(file, { encoding: 'utf8', highWaterMark: 64 * 1024 })) {
+    yield { kind: 'csv', text: text as string };
+  }
+  yield { kind: 'csv-end' };
+}
+
 export async function importFile(
   imports: ImportsService,
   runner: ImportRunner,
@@ -26,28 +43,23 @@ export async function importFile(
 ): Promise<ImportView> {
   if (!isUuid(o.workspace)) throw new CliError('--workspace must be a workspace UUID');
   const workspace = o.workspace.toLowerCase();
-  let text: string;
   try {
-    text = await readFile(o.file, 'utf8');
+    await access(o.file, constants.R_OK);
   } catch (err) {
     throw new CliError(`cannot read ${o.file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
   }
-  const input: ImportInput = { update_existing: o.updateExisting };
-  if (o.file.toLowerCase().endsWith('.json')) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      throw new CliError(`${o.file} is not valid JSON`);
-    }
-    const rows = Array.isArray(parsed) ? parsed : (parsed as { contacts?: unknown } | null)?.contacts;
-    if (!Array.isArray(rows))
-      throw new CliError(`${o.file} must hold an array of contacts or {"contacts": [...]}`);
-    input.contacts = rows;
-  } else {
-    input.csv = text;
+  // Streamed like a request body: the file is never held whole (the same row cap and record limits).
+  const settings: ImportBodyItem = { kind: 'update_existing', value: o.updateExisting };
+  const items = o.file.toLowerCase().endsWith('.json')
+    ? jsonItems(o.file, settings)
+    : csvItems(o.file, settings);
+  let batch: ImportView;
+  try {
+    batch = await imports.createFromItems(workspace, items, 'cli');
+  } catch (err) {
+    if (err instanceof ApiError && err.getStatus() === 400) throw new CliError(`${o.file} is not valid JSON`);
+    throw err;
   }
-  const batch = await imports.create(workspace, input, 'cli');
   const outcome = await runner.run(batch.id, o.onProgress);
   const view = await imports.show(workspace, batch.id);
   if (outcome === 'interrupted') throw new CliError(`import ${view.id} was interrupted; a worker resumes it`);
