@@ -297,8 +297,9 @@ describe('inbound mail is bounded (size, concurrency, checkpoint, inbound route)
         'the good inbox detects the reply',
       );
       const elapsed = Date.now() - started;
-      // At most one deadline (a round waits for its slowest inbox) plus one interval, plus slack.
-      expect(elapsed).toBeLessThan((DEADLINE_SECONDS + POLL_SECONDS + 3) * 1000);
+      // At most one deadline (a round waits for its slowest inbox) plus one interval, plus slack for
+      // a loaded machine. Before: a 30 s greeting timeout, inboxes one after another.
+      expect(elapsed).toBeLessThan((DEADLINE_SECONDS + POLL_SECONDS + 4) * 1000);
       // The hung inbox is abandoned at its deadline (connection closed), retried next round, and its
       // checkpoint never moves.
       await waitFor(async () => hung.closedByClient() >= 1, 'the hung connection is closed', 10_000);
@@ -350,7 +351,7 @@ describe('inbound mail is bounded (size, concurrency, checkpoint, inbound route)
         declared.destroy();
         expect(declared.res.statusCode).toBe(401);
         expect(JSON.parse(declared.body).error.type).toBe('authentication_failed');
-        expect(declared.ms).toBeLessThan(2000);
+        expect(declared.ms).toBeLessThan(5000);
       }
       // Chunked (no length to check up front): 1 MiB sent of an endless body, still 401 at once.
       const chunked = await rawPost(
@@ -365,7 +366,7 @@ describe('inbound mail is bounded (size, concurrency, checkpoint, inbound route)
       );
       chunked.destroy();
       expect(chunked.res.statusCode).toBe(401);
-      expect(chunked.ms).toBeLessThan(2000);
+      expect(chunked.ms).toBeLessThan(5000);
     });
 
     it('an authenticated body over 10 MiB is refused with 413, also when it only inflates past it', async () => {
