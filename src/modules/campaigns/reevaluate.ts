@@ -16,8 +16,9 @@
  *   re-evaluated. A deferral that ends within the lease anyway is kept (it is at most that late).
  * - An enrollment with a `sending` message for its next step: recorded and not finalised, in flight or
  *   the trace of a crash that the engine resolves itself.
- * - Anything whose step moved on while this ran (`current_step` is checked again on the row it
- *   updates).
+ * - Anything that changed under this statement: a row a worker updated meanwhile is checked again
+ *   in its new version (PostgreSQL re-evaluates the WHERE and SET, correlated subqueries included,
+ *   on the updated row), so a step that moved on is measured from its own delay.
  */
 import type { EntityManager } from 'typeorm';
 import { rows } from '../../database/query-rows.js';
@@ -27,40 +28,45 @@ import { CLAIM_LEASE_SECONDS } from '../sending/send-engine.service.js';
 export const claimLeaseSeconds = (): number => CLAIM_LEASE_SECONDS;
 
 /**
- * One statement over the campaign's enrollments (the unique index on (campaign_id, contact_id)
- * serves the WHERE). The step's delay is read from the campaign's sequence (`steps` is stored in
- * position order, positions 1..n, so step index `current_step` has position `current_step + 1` and the
- * previous step position `current_step`). A previous step that was not `sent` (failed for review, then
- * resumed) has no send time: the enrollment's `updated_at`, which is never earlier than the moment it
- * moved on, stands in.
+ * When the enrollment's next step is due by its delay. `$4` and `$5` are the sequence's step
+ * positions and delays in position order (SQL arrays count from 1: the next step, 0-based index
+ * `current_step`, is element `current_step + 1`; the previous one is element `current_step`). A
+ * previous step that was not `sent` (failed for review, then resumed) has no send time: the
+ * enrollment's `updated_at`, which is never earlier than the moment it moved on, stands in.
+ */
+const DUE_BY_DELAY = `
+  CASE WHEN e.current_step = 0 THEN e.created_at
+    ELSE coalesce(
+      (SELECT m.sent_at FROM messages m
+        WHERE m.enrollment_id = e.id AND m.direction = 'outbound'
+          AND m.step_position = ($4::int[])[e.current_step] AND m.status = 'sent'),
+      e.updated_at)
+  END + make_interval(mins => coalesce(($5::int[])[e.current_step + 1], 0))`;
+
+/**
+ * One statement over the campaign's enrollments: the unique index on (campaign_id, contact_id) serves
+ * the WHERE, each message lookup is a probe of the unique (enrollment_id, step_position) index (a
+ * scalar subquery, so that the planner cannot turn it into a scan of all messages). The status test
+ * is written `(…) IS TRUE` so that it does not match the predicate of the partial index
+ * idx_enrollments_due: the planner would AND the campaign's index with that one, a scan of every
+ * active enrollment of every workspace (115 ms of 230 ms at 666,667 active enrollments).
  */
 const REEVALUATE_SQL = `
-  UPDATE enrollments e SET next_step_at = x.due
-  FROM (
-    SELECT d.id, d.current_step,
-      greatest(
-        clock_timestamp(),
-        CASE WHEN d.current_step = 0 THEN d.created_at
-          ELSE coalesce(
-            (SELECT m.sent_at FROM messages m
-              WHERE m.enrollment_id = d.id AND m.direction = 'outbound' AND m.step_position = d.current_step
-                AND m.status = 'sent'),
-            d.updated_at)
-        END + make_interval(mins => coalesce((s.steps -> d.current_step ->> 'delay_minutes')::int, 0))
-      ) AS due
-    FROM enrollments d
-    CROSS JOIN (SELECT steps FROM sequences WHERE workspace_id = $1 AND id = $3) s
-    WHERE d.campaign_id = $2 AND d.workspace_id = $1 AND d.status = 'active'
-      AND d.next_step_at > clock_timestamp() + make_interval(secs => $4::double precision)
-  ) x
-  WHERE e.id = x.id AND e.current_step = x.current_step AND e.status = 'active'
-    AND e.next_step_at > x.due
-    AND e.next_step_at > clock_timestamp() + make_interval(secs => $4::double precision)
-    AND NOT EXISTS (
-      SELECT 1 FROM messages m
-      WHERE m.enrollment_id = e.id AND m.direction = 'outbound' AND m.step_position = e.current_step + 1
-        AND m.status = 'sending')
+  UPDATE enrollments e SET next_step_at = greatest(clock_timestamp(), ${DUE_BY_DELAY})
+  WHERE e.campaign_id = $2 AND e.workspace_id = $1 AND (e.status = 'active') IS TRUE
+    AND e.next_step_at > clock_timestamp() + make_interval(secs => $3::double precision)
+    AND e.next_step_at > greatest(clock_timestamp(), ${DUE_BY_DELAY})
+    AND (SELECT m.status FROM messages m
+         WHERE m.enrollment_id = e.id AND m.direction = 'outbound'
+           AND m.step_position = ($4::int[])[e.current_step + 1]) IS DISTINCT FROM 'sending'
   RETURNING e.id`;
+
+/** The sequence's step positions and delays, in position order. */
+const STEPS_SQL = `
+  SELECT coalesce(array_agg((x ->> 'position')::int ORDER BY (x ->> 'position')::int), '{}') AS positions,
+         coalesce(array_agg((x ->> 'delay_minutes')::int ORDER BY (x ->> 'position')::int), '{}') AS delays
+  FROM sequences s CROSS JOIN jsonb_array_elements(s.steps) x
+  WHERE s.workspace_id = $1 AND s.id = $2`;
 
 /**
  * Re-evaluates the deferred enrollments of one campaign; run in the transaction that changes the
@@ -73,11 +79,17 @@ export async function reevaluateDeferred(
   sequenceId: number | null,
 ): Promise<number> {
   if (sequenceId === null) return 0;
+  const [steps] = await rows<{ positions: number[]; delays: number[] }>(m, STEPS_SQL, [
+    workspaceId,
+    sequenceId,
+  ]);
+  if (!steps?.positions.length) return 0;
   const changed = await rows<{ id: number }>(m, REEVALUATE_SQL, [
     workspaceId,
     campaignId,
-    sequenceId,
     claimLeaseSeconds(),
+    steps.positions,
+    steps.delays,
   ]);
   return changed.length;
 }
