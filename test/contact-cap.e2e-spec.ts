@@ -4,9 +4,15 @@
  * is always allowed, and concurrent creates and imports together never pass the cap. The
  * per-workspace counter the cap reads stays exact.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
+import { importFile } from '../src/modules/imports/commands/import-file.js';
+import { ImportRunner } from '../src/modules/imports/import-runner.js';
 import type { ImportView } from '../src/modules/imports/import-view.js';
+import { ImportsService } from '../src/modules/imports/imports.service.js';
 import { api, bootApp, createTenant, type TestTenant } from './helpers/app.js';
 import { waitFor } from './helpers/wait.js';
 
@@ -125,5 +131,24 @@ describe('contact cap (max_contacts_per_workspace)', () => {
     expect(counter).toBe(3);
     if (done.status === 'failed') expect(done.failure_reason).toBe('import_cap_exceeded');
     else expect(done.created_count).toBe(3); // the import won the race: then every create was refused
+  });
+
+  it('the CLI import holds the cap too', async () => {
+    const t = await createTenant(app, { maxContactsPerWorkspace: 2 });
+    const dir = mkdtempSync(join(tmpdir(), 'cap-'));
+    const file = join(dir, 'c.csv');
+    writeFileSync(file, 'email\ncli1@example.com\ncli2@example.com\ncli3@example.com\n');
+    const run = () =>
+      importFile(app.get(ImportsService), app.get(ImportRunner), {
+        workspace: t.workspaceId,
+        file,
+        updateExisting: true,
+      });
+    await expect(run()).rejects.toMatchObject({ status: 422 });
+    writeFileSync(file, 'email\ncli1@example.com\ncli2@example.com\n');
+    expect(await run()).toMatchObject({ status: 'completed', created_count: 2 });
+    writeFileSync(file, 'email\ncli1@example.com\n'); // a merge at the cap
+    expect(await run()).toMatchObject({ status: 'completed', updated_count: 1 });
+    expect(await counts(t.workspaceId)).toEqual({ rows: 2, counter: 2 });
   });
 });
