@@ -310,6 +310,51 @@ describe('bulk contact imports', () => {
     expect(res.body.error.type).toBe('payload_too_large');
   });
 
+  it('sizes the body limit from the plan: import_row_cap × 1 KiB, at least 1 MiB', async () => {
+    const small = await createTenant(app, { importRowCap: 10 });
+    const body = `{"csv": "email\\n${'x'.repeat(1024 * 1024 + 10)}"}`;
+    const res = await api(app, small.token)
+      .post('/contacts/import')
+      .set('Content-Type', 'application/json')
+      .send(body);
+    expect(res.status).toBe(413);
+    expect(res.body.error.message).toContain(String(1024 * 1024));
+    const mid = await createTenant(app, { importRowCap: 2048 }); // 2 MiB
+    const ok = await api(app, mid.token)
+      .post('/contacts/import')
+      .set('Content-Type', 'application/json')
+      .send(`{"csv": "email,note\\na@example.com,${'x'.repeat(1024 * 1024 + 10)}"}`);
+    expect(ok.status).toBe(422); // read in full (under 2 MiB), then refused for its record size
+    expect(ok.body.error.field).toBe('csv');
+  });
+
+  it('CSV streams: a record over 64 KiB is refused naming its line; a long field is a row error', async () => {
+    const t = await createTenant(app);
+    const big = await api(app, t.token)
+      .post('/contacts/import')
+      .send({ csv: `email,note\na@example.com,ok\n\nb@example.com,"${'y'.repeat(70 * 1024)}"\n` });
+    expect(big.status).toBe(422);
+    expect(big.body.error).toMatchObject({ type: 'validation_failed', field: 'csv' });
+    expect(big.body.error.message).toMatch(/line 4\b.*64 KiB/);
+    const res = await api(app, t.token)
+      .post('/contacts/import')
+      .send({
+        csv: `email,first_name,note\nlong@example.com,${'z'.repeat(300)},x\nfine@example.com,Fi,${'n'.repeat(2001)}\nok@example.com,Ok,y\n`,
+      });
+    expect(res.status).toBe(202);
+    const done = await finished(t, res.body.data.id);
+    expect(done).toMatchObject({ status: 'completed', total_rows: 3, created_count: 1, error_count: 2 });
+    expect(done.errors.map((e) => [e.row, e.field])).toEqual([
+      [1, 'first_name'],
+      [2, 'custom_fields.note'],
+    ]);
+    // Staging aborted half-way (the COPY was cancelled) leaves nothing behind, and the pool works on.
+    const [{ n }] = await db.query('SELECT count(*)::int AS n FROM imports WHERE workspace_id = $1', [
+      t.workspaceId,
+    ]);
+    expect(n).toBe(1);
+  });
+
   it('paginates the import list newest first', async () => {
     const t = await createTenant(app);
     const ids: number[] = [];

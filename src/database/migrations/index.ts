@@ -7,6 +7,7 @@ import { WorkspaceData1795318342163 } from './1795318342163-WorkspaceData.js';
 import { SendingCounters1795318644311 } from './1795318644311-SendingCounters.js';
 import { WebhookDeliveryLog1795318744410 } from './1795318744410-WebhookDeliveryLog.js';
 import { LighterOutbox1795327746302 } from './1795327746302-LighterOutbox.js';
+import { ContactCap1795400200000 } from './1795400200000-ContactCap.js';
 import { ImapSkippedOversize1795400500000 } from './1795400500000-ImapSkippedOversize.js';
 
 export const MIGRATIONS: Array<new () => object> = [
@@ -15,5 +16,6 @@ export const MIGRATIONS: Array<new () => object> = [
   SendingCounters1795318644311,
   WebhookDeliveryLog1795318744410,
   LighterOutbox1795327746302,
+  ContactCap1795400200000,
   ImapSkippedOversize1795400500000,
 ];

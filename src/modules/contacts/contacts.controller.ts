@@ -48,10 +48,12 @@ export class ContactsController {
     summary: 'Create or merge a contact keyed by its normalised email (200 either way)',
     description:
       'Provided fields overwrite, absent fields are kept, null clears a field; custom_fields merge key ' +
-      'by key (a null value removes the key). `contact.created` fires only when a contact was inserted.',
+      'by key (a null value removes the key). `contact.created` fires only when a contact was inserted. ' +
+      "A new contact beyond the plan's max_contacts_per_workspace → 403 plan_limit_exceeded (a merge " +
+      'into an existing contact is always allowed).',
   })
   @ApiDataResponse(ContactResponseDto)
-  @ApiErrorResponses(400, 422)
+  @ApiErrorResponses(400, 403, 422)
   async store(@Tenant() tenant: WorkspaceTenant, @Body() body: CreateContactDto) {
     return { data: await this.contacts.store(tenant.workspaceId, body) };
   }

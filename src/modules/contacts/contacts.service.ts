@@ -5,6 +5,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import { contactCapExceeded, isContactCapError } from './contact-cap.js';
 import { ApiError } from '../../common/http/api-error.js';
 import { paginateSql, type Page, type RawKeyed } from '../../common/http/pagination.js';
 import { pgPool, SqlConditions } from '../../database/pg-pool.js';
@@ -72,14 +73,24 @@ export class ContactsService {
     return this.upsertOne(workspaceId, upsertRowOf(contact.email, body));
   }
 
+  /**
+   * A create beyond the plan's max_contacts_per_workspace → 403 plan_limit_exceeded: the insert
+   * trigger refuses it atomically (contact-cap.ts); a merge inserts nothing and is always allowed.
+   */
   private async upsertOne(workspaceId: string, row: ContactUpsertRow): Promise<ContactView> {
-    const [outcome] = await this.db.transaction(async (manager) => {
-      const outcomes = await upsertContacts(manager, workspaceId, [row], { source: 'api' });
-      const first = outcomes[0];
-      // Throwing rolls the transaction back: nothing of a refused merge is written.
-      if (first.status === 'invalid') throw ApiError.validation(first.field, first.message);
-      return outcomes;
-    });
+    let outcome;
+    try {
+      [outcome] = await this.db.transaction(async (manager) => {
+        const outcomes = await upsertContacts(manager, workspaceId, [row], { source: 'api' });
+        const first = outcomes[0];
+        // Throwing rolls the transaction back: nothing of a refused merge is written.
+        if (first.status === 'invalid') throw ApiError.validation(first.field, first.message);
+        return outcomes;
+      });
+    } catch (err) {
+      if (isContactCapError(err)) throw contactCapExceeded();
+      throw err;
+    }
     return toContactView(outcome.contact);
   }
 }

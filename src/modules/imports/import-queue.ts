@@ -7,7 +7,8 @@ import { QueueName } from '../../common/queue/queues.js';
 
 export const RUN_IMPORT_JOB = 'run-import';
 export const IMPORT_JOB_ATTEMPTS = 5;
-const ENQUEUE_WAIT_MS = 3000;
+/** How long a request waits for Redis to take the job before answering 202 anyway. */
+const ENQUEUE_WAIT_MS = 1000;
 
 export interface RunImportPayload {
   workspaceId: string;
@@ -19,9 +20,11 @@ export class ImportQueue {
   constructor(@InjectQueue(QueueName.Imports) private readonly queue: Queue<RunImportPayload>) {}
 
   /**
-   * jobId = import id, so a repeated enqueue of a live job is a no-op. `recovery` adds a fresh job id
-   * when the original job is gone, finished or stuck on a dead worker: running a batch twice at once
-   * is safe (each chunk locks the batch row and starts at the committed checkpoint).
+   * jobId = import id, so a repeated enqueue of a live job is a no-op (Bull deduplicates by job id).
+   * `recovery`: a job that is missing (a lost enqueue, a flushed Redis) is added under the import id
+   * again; a finished one is removed and re-added under that id; one still active (perhaps on a dead
+   * worker) gets a fresh id next to it: running a batch twice at once is safe (each chunk locks the
+   * batch row and starts at the committed checkpoint).
    */
   async enqueue(payload: RunImportPayload, recovery = false): Promise<void> {
     let jobId = String(payload.importId);
@@ -29,7 +32,8 @@ export class ImportQueue {
       const existing = await this.queue.getJob(jobId);
       const state = existing ? await existing.getState() : null;
       if (state === 'waiting' || state === 'delayed' || state === 'paused') return;
-      jobId = `${payload.importId}:recovered:${Date.now()}`;
+      if (existing && (state === 'completed' || state === 'failed')) await existing.remove();
+      else if (existing) jobId = `${payload.importId}:recovered:${Date.now()}`;
     }
     await this.queue.add(RUN_IMPORT_JOB, payload, {
       jobId,

@@ -238,6 +238,9 @@ export class RowStager {
       this.invalid += 1;
       return { _error: problem };
     }
+    // A RowError never needs its stack: capturing one costs more than the row's whole check.
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     try {
       const contact = normaliseContact(input);
       if (this.seen.has(contact.email)) {
@@ -251,6 +254,8 @@ export class RowStager {
       if (!(err instanceof RowError)) throw err;
       this.invalid += 1;
       return { _error: { field: err.field, message: err.message } };
+    } finally {
+      Error.stackTraceLimit = stackTraceLimit;
     }
   }
 }

@@ -15,6 +15,7 @@ import { notifyOutbox } from '../events/outbox.js';
 import type { ImportRowError, ImportStatus } from './entities/import-batch.entity.js';
 import { MAX_CUSTOM_FIELDS } from './import-rows.js';
 import { lockSuppressionsShared } from '../suppressions/suppression-store.js';
+import { isContactCapError, ROOM_SQL } from '../contacts/contact-cap.js';
 
 /** Rows per chunk (a checkpoint after each). IMPORT_CHUNK_ROWS overrides it (tests, tuning). */
 export const IMPORT_CHUNK_ROWS = Math.max(1, Number(process.env.IMPORT_CHUNK_ROWS) || 5000);
@@ -171,10 +172,6 @@ SELECT count(*)::int AS n FROM import_rows r
 WHERE r.import_id = $1 AND r.row_number > $2 AND r.data ? 'email'
   AND NOT EXISTS (SELECT 1 FROM contacts c WHERE c.workspace_id = $3 AND c.email = r.data->>'email')`;
 
-const ROOM_SQL = `
-SELECT o.max_contacts_per_workspace - (SELECT count(*) FROM contacts c WHERE c.workspace_id = w.id)::int AS room
-FROM workspaces w JOIN organizations o ON o.id = w.organization_id WHERE w.id = $1`;
-
 /**
  * New contacts the staged rows after `processedRows` would add, and the workspace's room left.
  * When even `rowsAhead` (an upper bound of the new contacts) fits, the per-address count is skipped
@@ -224,7 +221,16 @@ export class ImportRunner implements OnApplicationShutdown {
     if (started !== 'processing') return started;
     for (;;) {
       if (this.stopping) return 'interrupted';
-      const step = await this.runChunk(importId);
+      let step: Awaited<ReturnType<ImportRunner['runChunk']>>;
+      try {
+        step = await this.runChunk(importId);
+      } catch (err) {
+        // The chunk would pass the cap (contacts created meanwhile by another path): the trigger
+        // refused it and its transaction rolled back; earlier chunks stay applied.
+        if (!isContactCapError(err)) throw err;
+        await this.failCapExceeded(importId);
+        return 'failed';
+      }
       // Wake the webhook dispatcher now that the chunk's events are committed (it also polls).
       if (step.created) setImmediate(notifyOutbox);
       if (step.progress) onProgress?.(step.progress);
@@ -264,6 +270,17 @@ export class ImportRunner implements OnApplicationShutdown {
         [b.id],
       );
       return 'processing';
+    });
+  }
+
+  private async failCapExceeded(importId: number): Promise<void> {
+    await this.db.transaction(async (m) => {
+      await m.query(
+        `UPDATE imports SET status = 'failed', failure_reason = $2, finished_at = now()
+         WHERE id = $1 AND status IN ('queued', 'processing')`,
+        [importId, CAP_EXCEEDED],
+      );
+      await m.query('DELETE FROM import_rows WHERE import_id = $1', [importId]);
     });
   }
 

@@ -1,7 +1,9 @@
 /**
  * The Bull processor of imports, and the recovery path: when a worker starts it re-enqueues every
  * batch left queued or processing (its job may have died with a worker or with a flushed Redis),
- * and every minute it re-enqueues batches still queued after a minute (a lost enqueue).
+ * and every IMPORT_SWEEP_MS (default 10 s) it re-enqueues batches still queued after
+ * IMPORT_RECOVER_AFTER_MS (default 5 s): an enqueue lost while Redis was down or hanging. The
+ * request answered 202 anyway (the batch is staged in PostgreSQL); this is what runs it.
  */
 import { OnQueueFailed, Process, Processor } from '@nestjs/bull';
 import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
@@ -12,7 +14,10 @@ import { ImportQueue, IMPORT_JOB_ATTEMPTS, RUN_IMPORT_JOB, type RunImportPayload
 import { ImportRunner } from '../import-runner.js';
 import { ImportsService } from '../imports.service.js';
 
-const SWEEP_MS = 60_000;
+const SWEEP_MS = Math.max(100, Number(process.env.IMPORT_SWEEP_MS) || 10_000);
+const RECOVER_AFTER_MS = Math.max(0, Number(process.env.IMPORT_RECOVER_AFTER_MS ?? '') || 5_000);
+/** A recovery pass that Redis holds up longer than this is abandoned (the next sweep tries again). */
+const RECOVERY_DEADLINE_MS = 30_000;
 
 @Processor(QueueName.Imports)
 @Injectable()
@@ -47,7 +52,7 @@ export class RunImportJob implements OnApplicationBootstrap, OnApplicationShutdo
   onApplicationBootstrap(): void {
     // Not awaited: a slow Redis must not hold up the start of the process.
     void this.recover();
-    this.sweeper = setInterval(() => void this.recover(SWEEP_MS), SWEEP_MS);
+    this.sweeper = setInterval(() => void this.recover(RECOVER_AFTER_MS), SWEEP_MS);
     this.sweeper.unref();
   }
 
@@ -58,14 +63,23 @@ export class RunImportJob implements OnApplicationBootstrap, OnApplicationShutdo
   private async recover(queuedForMs?: number): Promise<void> {
     if (this.recovering) return;
     this.recovering = true;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('import recovery timed out (Redis?)')), RECOVERY_DEADLINE_MS);
+    });
     try {
-      const pending = await this.imports.unfinished(queuedForMs);
-      for (const p of pending) await this.queue.enqueue({ importId: p.id, workspaceId: p.workspaceId }, true);
-      if (pending.length) logger.info({ imports: pending.map((p) => p.id) }, 'imports re-enqueued');
+      await Promise.race([this.recoverPass(queuedForMs), deadline]);
     } catch (err) {
       logger.error({ err }, 'import recovery failed');
     } finally {
+      clearTimeout(timer);
       this.recovering = false;
     }
+  }
+
+  private async recoverPass(queuedForMs?: number): Promise<void> {
+    const pending = await this.imports.unfinished(queuedForMs);
+    for (const p of pending) await this.queue.enqueue({ importId: p.id, workspaceId: p.workspaceId }, true);
+    if (pending.length) logger.info({ imports: pending.map((p) => p.id) }, 'imports re-enqueued');
   }
 }
