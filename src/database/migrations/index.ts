@@ -7,6 +7,7 @@ import { WorkspaceData1795318342163 } from './1795318342163-WorkspaceData.js';
 import { SendingCounters1795318644311 } from './1795318644311-SendingCounters.js';
 import { WebhookDeliveryLog1795318744410 } from './1795318744410-WebhookDeliveryLog.js';
 import { LighterOutbox1795327746302 } from './1795327746302-LighterOutbox.js';
+import { SendOutcomes1799000300000 } from './1799000300000-SendOutcomes.js';
 
 export const MIGRATIONS: Array<new () => object> = [
   Init1795318086464,
@@ -14,4 +15,5 @@ export const MIGRATIONS: Array<new () => object> = [
   SendingCounters1795318644311,
   WebhookDeliveryLog1795318744410,
   LighterOutbox1795327746302,
+  SendOutcomes1799000300000,
 ];
