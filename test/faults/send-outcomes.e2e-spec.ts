@@ -346,4 +346,31 @@ describe('sending: at most once when SMTP misbehaves', () => {
     expect((await messagesOf(bigId)).map((m) => [m.step_position, m.status])).toEqual([[1, 'sent']]);
     for (let i = 0; i < 12; i++) expect(accepted(`small${i}@example.com`)).toBe(2);
   });
+  it('with pacing on (a reservation per send), a template failing at send time pauses the enrollment too', async () => {
+    process.env.SEND_MIN_GAP_SECONDS = '1';
+    resetConfig();
+    try {
+      const t = await createTenant(app);
+      const c = await seedCampaign(q, {
+        workspaceId: t.workspaceId,
+        smtpPort: sink.port,
+        steps: [{ subject: 'Hi', body: '{% for i in (1..300) %}{{ custom_fields.note }}{% endfor %}' }],
+      });
+      const contact = await seedContact(q, t.workspaceId, 'paced@example.com', {
+        custom_fields: { note: 'x'.repeat(10_000) },
+      });
+      const id = await seedEnrollment(q, t.workspaceId, c.campaignId, contact);
+      const paused = await untilStatus(id, 'paused');
+      expect(paused.stop_note).toMatch(/^template error in step 1: /);
+      expect(await messagesOf(id)).toEqual([]);
+      // Nothing of the inbox's day was used up by the failed render.
+      const inbox = await one<{ sent_today: number }>('SELECT sent_today FROM inboxes WHERE id = $1', [
+        c.inboxIds[0],
+      ]);
+      expect(inbox.sent_today).toBe(0);
+    } finally {
+      process.env.SEND_MIN_GAP_SECONDS = '0';
+      resetConfig();
+    }
+  });
 });

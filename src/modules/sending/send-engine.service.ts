@@ -195,9 +195,10 @@ interface TickContext {
   marker: StartMarker;
 }
 
-/** A counting semaphore (FIFO). */
+/** A counting semaphore (FIFO). `onWait` runs when a caller has to wait. */
 class Slots {
   private readonly waiting: Array<() => void> = [];
+  onWait: (() => void) | undefined;
   constructor(private free: number) {}
 
   async acquire(): Promise<void> {
@@ -205,7 +206,9 @@ class Slots {
       this.free -= 1;
       return;
     }
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
+    const waited = new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.onWait?.();
+    await waited;
   }
 
   release(): void {
@@ -338,14 +341,28 @@ export class SendEngine {
         }
       }
     };
+    // A short wait lets a group collect the sends accepted meanwhile; it ends early when a send
+    // waits for an SMTP slot (the slots of the sends still to be finalised are what it waits for).
+    let startGroup: (() => void) | undefined;
+    this.smtpSlots.onWait = () => startGroup?.();
     const ctx: TickContext = {
       bank,
       finalise: (p, done) => {
         pending.push({ p, done });
-        // A short wait lets a group collect the sends accepted meanwhile.
-        flushing ??= new Promise((r) => setTimeout(r, FINALISE_GROUP_WAIT_MS)).then(flush).finally(() => {
-          flushing = undefined;
-        });
+        flushing ??= new Promise<void>((r) => {
+          const timer = setTimeout(r, FINALISE_GROUP_WAIT_MS);
+          startGroup = () => {
+            clearTimeout(timer);
+            r();
+          };
+        })
+          .then(() => {
+            startGroup = undefined;
+            return flush();
+          })
+          .finally(() => {
+            flushing = undefined;
+          });
       },
       lease,
       startBy: claimStart + times.startWithinMs,
