@@ -218,8 +218,13 @@ describe('fault: a worker SIGKILLed mid-send', () => {
     }
     const interrupted = paused.filter((s) => /was interrupted/.test(s.stop_note ?? ''));
     expect(interrupted.length).toBeLessThanOrEqual(smtpConcurrency);
-    // Any other pause is an SMTP deadline passed under load, also an unknown outcome, never a resend.
-    expect(paused.length - interrupted.length).toBeLessThanOrEqual(smtpConcurrency);
+    // Any other pause is a conversation that passed its deadline (2 s with this lease) on a loaded
+    // machine: also an unknown outcome, paused and never resent (the duplicate check above covers it).
+    for (const s of paused.filter((x) => !interrupted.includes(x))) {
+      expect(s.stop_note).toMatch(
+        /^outcome unknown: step \d was handed to the SMTP server but no final reply came/,
+      );
+    }
     // The run did exercise the point: steps were recorded ahead of SMTP when the worker died.
     expect(atKill.recorded).toBeGreaterThan(0);
     expect(receivedAtKill).toBeLessThan(2 * ENROLLMENTS);

@@ -129,6 +129,8 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
       });
     },
   });
+  // A client that dies mid-conversation (a killed worker) resets its connection: not a test failure.
+  server.on('error', () => undefined);
   const port = options.port ?? (await freePort());
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
   return {
