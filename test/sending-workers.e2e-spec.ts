@@ -138,7 +138,7 @@ describe('sending with worker processes', () => {
           `restarted worker (exit ${second.exitCode}) printed:\n${printed(second)}`,
       );
     });
-    expect(paused.stop_note).toMatch(/step 1 was interrupted/);
+    expect(paused.stop_note).toMatch(/^outcome unknown: step 1 was interrupted/);
     expect(paused.current_step).toBe(0);
     expect(
       (await one<{ status: string }>('SELECT status FROM messages WHERE id = $1', [recorded.id])).status,

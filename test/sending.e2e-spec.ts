@@ -338,12 +338,12 @@ describe('sending engine (real SMTP)', () => {
     expect(msg.status).toBe('failed');
   });
 
-  it('a step recorded but never finalised (crash) is never sent again; resuming continues with the next step', async () => {
+  it('a step whose SMTP conversation began but was never finalised (crash) is never sent again; resuming continues with the next step', async () => {
     const t = await createTenant(app);
     const c = await seedCampaign(q, { workspaceId: t.workspaceId, smtpPort: sink.port });
     const contactId = await seedContact(q, t.workspaceId, 'crash@example.com', { first_name: 'Cy' });
-    // What a worker killed between "recorded" and "finalised" leaves: a `sending` row, the enrollment
-    // still at step 0, due again once the claim lease ran out.
+    // What a worker killed during the SMTP conversation leaves: a `sending` row whose conversation
+    // had begun (`smtp_started_at`), the enrollment still at step 0, due again once the lease ran out.
     const enrollmentId = await seedEnrollment(
       q,
       t.workspaceId,
@@ -358,9 +358,9 @@ describe('sending engine (real SMTP)', () => {
     )) as Array<{ id: number }>;
     const [msg] = (await q(
       `INSERT INTO messages (workspace_id, thread_id, enrollment_id, direction, kind, from_address, to_address, subject, body,
-         message_id, status, step_position, created_at)
+         message_id, status, step_position, created_at, smtp_started_at)
        VALUES ($1, $2, $3, 'outbound', 'email', 'sender1@x.test', 'crash@example.com', 'Hello Cy', 'Hi', '<crashed@x.test>',
-         'sending', 1, now() - interval '11 minutes') RETURNING id`,
+         'sending', 1, now() - interval '11 minutes', now() - interval '11 minutes') RETURNING id`,
       [t.workspaceId, thread.id, enrollmentId],
     )) as Array<{ id: number }>;
     await q(
@@ -374,7 +374,7 @@ describe('sending engine (real SMTP)', () => {
       );
       return e.status === 'paused' ? e : null;
     }, 'enrollment paused for review');
-    expect(paused.stop_note).toMatch(/interrupted/);
+    expect(paused.stop_note).toMatch(/^outcome unknown: step 1 was interrupted/);
     expect(
       (await one<{ status: string }>('SELECT status FROM messages WHERE id = $1', [msg.id])).status,
     ).toBe('failed');

@@ -151,6 +151,7 @@ describe('threads and messages (read routes)', () => {
       sent_at: s.messages[0].sentAt!.toISOString(),
       received_at: null,
       step_position: 1,
+      error: null,
       created_at: s.messages[0].createdAt.toISOString(),
     });
     expect(reply).toMatchObject({ direction: 'inbound', kind: 'reply', status: 'received', sent_at: null });
@@ -160,6 +161,16 @@ describe('threads and messages (read routes)', () => {
     const one = await api(app, t.token).get(`/messages/${s.messages[1].id}`);
     expect(one.status).toBe(200);
     expect(one.body.data).toEqual(reply);
+    // `error` says why a message failed (CONTRACT §12).
+    await db.query(`UPDATE messages SET status = 'failed', error = $2 WHERE id = $1`, [
+      purged.id,
+      'outcome unknown: step 2 was handed to the SMTP server but no final reply came',
+    ]);
+    const failed = await api(app, t.token).get(`/messages/${purged.id}`);
+    expect(failed.body.data).toMatchObject({
+      status: 'failed',
+      error: 'outcome unknown: step 2 was handed to the SMTP server but no final reply came',
+    });
   });
 
   it('pages the messages of one thread with cursors bound to that thread', async () => {

@@ -28,6 +28,12 @@ export interface AppConfig {
   webhookRetryScheduleSeconds: number[];
   sendTickMs: number;
   sendMinGapSeconds: number;
+  /**
+   * How long a send claim holds an enrollment (SEND_LEASE_SECONDS, default 600). One SMTP conversation
+   * is bounded to a third of it (at most 120 s), and none starts late in a claim, so no conversation of
+   * a claim is still running when another worker may take the enrollment over (docs/trust/sending.md).
+   */
+  sendLeaseSeconds: number;
   imapPollSeconds: number;
   /** Inboxes polled at the same time by one process. */
   imapPollConcurrency: number;
@@ -125,6 +131,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     webhookRetryScheduleSeconds: retry,
     sendTickMs: intVar(env, 'SEND_TICK_MS', 15000, 10, 86_400_000),
     sendMinGapSeconds: intVar(env, 'SEND_MIN_GAP_SECONDS', 60, 0, 86_400),
+    sendLeaseSeconds: intVar(env, 'SEND_LEASE_SECONDS', 600, 3, 86_400),
     imapPollSeconds,
     imapPollConcurrency: intVar(env, 'IMAP_POLL_CONCURRENCY', 4, 1, 64),
     // At most one poll interval (so a hung server delays the others by at most that), 10..120 s.

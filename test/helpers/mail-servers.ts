@@ -36,7 +36,17 @@ export interface SmtpSinkOptions {
   stallData?: boolean;
   /** Called when a DATA body has been fully received (before answering). */
   onData?: () => void;
+  /**
+   * How to answer the end of DATA, per message (`n`: 1-based count of bodies received, `to`: its
+   * recipients). Default 'accept'. 'drop': destroy the connection without a final reply;
+   * `{ reply: code }`: refuse with that code; `{ delayMs }`: accept only after that long.
+   */
+  dataEnd?: (n: number, to: string[]) => DataEndAction;
+  /** Listen on this port (default: a free one). */
+  port?: number;
 }
+
+export type DataEndAction = 'accept' | 'drop' | { reply: number } | { delayMs: number };
 
 export interface SmtpSink {
   port: number;
@@ -80,6 +90,29 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
         data += 1;
         options.onData?.();
         const raw = Buffer.concat(chunks);
+        const action =
+          options.dataEnd?.(
+            data,
+            session.envelope.rcptTo.map((r) => r.address),
+          ) ?? 'accept';
+        if (action === 'drop') {
+          // The whole message is here; the connection dies before the final reply.
+          const conns = (
+            server as unknown as {
+              connections: Set<{ session?: { id?: string }; _socket?: { destroy(): void } }>;
+            }
+          ).connections;
+          for (const c of conns) if (c.session?.id === session.id) c._socket?.destroy();
+          return;
+        }
+        if (typeof action === 'object' && 'reply' in action) {
+          callback(
+            Object.assign(new Error(`refused at the end of DATA (${action.reply})`), {
+              responseCode: action.reply,
+            }),
+          );
+          return;
+        }
         const finish = (): void => {
           void simpleParser(raw).then((parsed) => {
             received.push({
@@ -91,12 +124,15 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
             callback();
           });
         };
-        if (released) finish();
+        if (typeof action === 'object' && 'delayMs' in action) setTimeout(finish, action.delayMs);
+        else if (released) finish();
         else stalled.push(finish);
       });
     },
   });
-  const port = await freePort();
+  // A client that dies mid-conversation (a killed worker) resets its connection: not a test failure.
+  server.on('error', () => undefined);
+  const port = options.port ?? (await freePort());
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
   return {
     port,

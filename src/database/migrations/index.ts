@@ -9,6 +9,7 @@ import { WebhookDeliveryLog1795318744410 } from './1795318744410-WebhookDelivery
 import { LighterOutbox1795327746302 } from './1795327746302-LighterOutbox.js';
 import { ContactCap1795400200000 } from './1795400200000-ContactCap.js';
 import { ImapSkippedOversize1795400500000 } from './1795400500000-ImapSkippedOversize.js';
+import { SendOutcomes1799000300000 } from './1799000300000-SendOutcomes.js';
 
 export const MIGRATIONS: Array<new () => object> = [
   Init1795318086464,
@@ -18,4 +19,5 @@ export const MIGRATIONS: Array<new () => object> = [
   LighterOutbox1795327746302,
   ContactCap1795400200000,
   ImapSkippedOversize1795400500000,
+  SendOutcomes1799000300000,
 ];

@@ -58,6 +58,12 @@ export class CapacityBank {
     if (h) h.n += 1;
   }
 
+  /** Puts back an inbox (and domain) slot taken for a send that did not happen (its step failed to render). */
+  giveBackInbox(inboxId: string): void {
+    const h = this.inboxes.get(inboxId);
+    if (h) h.n += 1;
+  }
+
   /** One slot of the inbox's daily limit and of its domain's daily limit; false when either is full. */
   takeInbox(workspaceId: string, inboxId: string, domain: string, domainLimit: number): Promise<boolean> {
     return this.take(this.inboxes, inboxId, workspaceId, domain, (h, k) =>

@@ -16,16 +16,35 @@ export function replySubject(first: string): string {
   return /^re:/i.test(first.trim()) ? first : `Re: ${first}`;
 }
 
+/**
+ * A step that cannot be rendered for a contact (a template error, or over the render budget). The
+ * engine pauses the enrollment with `message` as its note; it is not retried on its own.
+ */
+export class StepRenderError extends Error {
+  constructor(
+    readonly position: number,
+    cause: unknown,
+  ) {
+    const reason = (cause instanceof Error ? cause.message : String(cause)).split('\n')[0].slice(0, 300);
+    super(`template error in step ${position}: ${reason}`);
+  }
+}
+
+/** Renders a step's subject and body; any rendering failure becomes a StepRenderError naming the step. */
 export async function composeStep(
   step: SequenceStep,
   vars: Record<string, unknown>,
   threadSubject: string | null,
 ): Promise<ComposedStep> {
-  const ownSubject =
-    step.subject && step.subject.trim() !== '' ? (await renderTemplate(step.subject, vars)).trim() : null;
-  const subject = ownSubject ?? (threadSubject !== null ? replySubject(threadSubject) : '');
-  const body = await renderTemplate(step.body, vars);
-  return { subject: subject.replace(/[\r\n]+/g, ' '), body };
+  try {
+    const ownSubject =
+      step.subject && step.subject.trim() !== '' ? (await renderTemplate(step.subject, vars)).trim() : null;
+    const subject = ownSubject ?? (threadSubject !== null ? replySubject(threadSubject) : '');
+    const body = await renderTemplate(step.body, vars);
+    return { subject: subject.replace(/[\r\n]+/g, ' '), body };
+  } catch (err) {
+    throw new StepRenderError(step.position, err);
+  }
 }
 
 export function unsubscribeUrl(publicUrl: string, token: string): string {

@@ -3,7 +3,9 @@
  *
  * 1. Claim (one statement, autocommit): up to CLAIM_BATCH due enrollments of active campaigns, in
  *    `next_step_at` order over the partial index idx_enrollments_due, `FOR UPDATE SKIP LOCKED`, and
- *    lease them by moving `next_step_at` LEASE ahead. A worker that dies before recording loses
+ *    lease them by moving `next_step_at` SEND_LEASE_SECONDS ahead. That new `next_step_at` is the
+ *    claim's fencing token: every later write of the tick checks it, so a worker whose lease ran out
+ *    touches nothing another worker has claimed since. A worker that dies before recording loses
  *    nothing: the enrollment is due again when the lease ends.
  * 2. Record, committed BEFORE SMTP: schedule window, suppression, capacity, then the message row
  *    with status `sending` (unique per enrollment and step). Without pacing (gap 0) capacity comes
@@ -11,14 +13,22 @@
  *    (capacity.ts), and plain steps are recorded in chunks of RECORD_BATCH, one transaction per chunk
  *    (recordMany); every other case, and every send when pacing is on, goes through `record`, one
  *    transaction per enrollment with a conditional write per cap. Either way no worker can pass a cap.
- * 3. SMTP through the inbox's pooled transport.
+ *    A step whose template fails to render pauses its enrollment with a note naming the step.
+ * 3. SMTP through the inbox's pooled transport. Just before its conversation begins a message gets
+ *    `smtp_started_at` (one UPDATE for whatever enters SMTP meanwhile). At most SMTP_CONCURRENCY
+ *    messages per process are begun and not yet resolved (finalised or failed); each conversation
+ *    has a deadline, and none begins late in a claim, so all of a claim's conversations are over
+ *    before its lease ends.
  * 4. Finalise, in groups (one transaction for the sends accepted meanwhile, set-based): message
  *    `sent`, thread counters, enrollment advanced or completed, contact `new`→`contacted`, events, and
  *    one increment per metric row. Each send's effects commit together with its `sent` status.
  *
- * At most once: a claim that finds a `sending` row for its step is the trace of a crash between 2 and
- * 4 (the lease guarantees the attempt is long over); the step is never resent: the row becomes
- * `failed` and the enrollment is paused with a note for review. Resuming it skips that step. */
+ * At most once (CONTRACT §12): a claim that finds a `sending` row for its step is the trace of a
+ * crash. Never handed to SMTP (`smtp_started_at` null): the row is dropped and the step recorded and
+ * sent as usual. Begun: the step is never resent; the row becomes `failed` with `error` "outcome
+ * unknown…" and the enrollment is paused with that note for review. An SMTP failure is classified
+ * by smtp-outcome.ts: not sent (record dropped, retried later), hard bounce, or unknown outcome
+ * (handled as a crash in doubt). Resuming an enrollment paused in doubt skips that step. */
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Transporter } from 'nodemailer';
@@ -37,11 +47,24 @@ import { templateVars } from '../sequences/templates.js';
 import { Message } from '../threads/entities/message.entity.js';
 import { effectiveConfig, type WorkspaceConfig } from '../workspaces/workspace-config.js';
 import { CapacityBank } from './capacity.js';
-import { composeStep, newMessageId, unsubscribeHeaders, unsubscribeUrl, withFooter } from './compose.js';
+import {
+  composeStep,
+  newMessageId,
+  StepRenderError,
+  unsubscribeHeaders,
+  unsubscribeUrl,
+  withFooter,
+} from './compose.js';
 import { recordHardBounce, stopEnrollment, stopReasonForSuppression } from './effects.js';
 import { toMessageEventView } from './message-view.js';
 import { nextWindowOpening } from './send-window.js';
-import { SmtpTransportPool } from './smtp-transport.pool.js';
+import { classifySmtpFailure, type SmtpError } from './smtp-outcome.js';
+import {
+  SMTP_SEND_DEADLINE_MS,
+  SmtpSendError,
+  SmtpTransportPool,
+  sendWithin,
+} from './smtp-transport.pool.js';
 import { rows } from '../../database/query-rows.js';
 import { UTC_TODAY } from './sql.js';
 import { signUnsubscribeToken } from './unsubscribe-token.js';
@@ -54,10 +77,26 @@ export const RECORD_BATCH = 25;
 export const SMTP_LANES_PER_CHUNK = 3;
 /** Chunks worked at once per process (each holds at most two database connections). */
 export const SEND_CONCURRENCY = 8;
-/** How long a claim holds an enrollment; far above the SMTP timeouts (smtp-transport.pool.ts). */
-export const CLAIM_LEASE_SECONDS = 600;
+/**
+ * Messages per process whose SMTP conversation has begun and that are not resolved yet (finalised
+ * or failed): what a SIGKILL can leave in doubt. CONTRACT §12 caps it at 32.
+ */
+export const SMTP_CONCURRENCY = SEND_CONCURRENCY * SMTP_LANES_PER_CHUNK;
+if (SMTP_CONCURRENCY > 32) throw new Error('SMTP_CONCURRENCY must stay at most 32 (CONTRACT §12)');
 /** Retry delay after a send that the server refused for now (4xx, connection failure). */
 export const RETRY_DELAY_SECONDS = 300;
+
+/**
+ * The time limits of one claim, from SEND_LEASE_SECONDS (L): one SMTP conversation may take
+ * min(120 s, L/3) (`deadlineMs`), and a conversation begins only while at least that plus a tenth of
+ * the lease is left (`startWithinMs`), so none outlives the lease. Default L = 600 s: deadline 120 s,
+ * conversations begin within the first 420 s of a claim.
+ */
+export function claimTimes(leaseSeconds: number): { deadlineMs: number; startWithinMs: number } {
+  const lease = leaseSeconds * 1000;
+  const deadlineMs = Math.min(SMTP_SEND_DEADLINE_MS, Math.floor(lease / 3));
+  return { deadlineMs, startWithinMs: lease - deadlineMs - Math.floor(lease / 10) };
+}
 
 /** The SQL that finds due enrollments (also EXPLAINed by bench/sending.mjs). */
 export const DUE_ENROLLMENTS_SQL = `
@@ -72,7 +111,7 @@ const CLAIM_SQL = `
   WITH due AS (${DUE_ENROLLMENTS_SQL})
   UPDATE enrollments e SET next_step_at = now() + make_interval(secs => $2::double precision)
   FROM due WHERE e.id = due.id
-  RETURNING e.id`;
+  RETURNING e.id, e.next_step_at`;
 
 interface Prepared {
   messageRowId: number;
@@ -139,13 +178,89 @@ function sentSoFar(
   };
 }
 
-type Outcome = 'sent' | 'deferred' | 'stopped' | 'bounced' | 'failed' | 'skipped';
+type Outcome = 'sent' | 'deferred' | 'stopped' | 'paused' | 'bounced' | 'failed' | 'skipped';
 
-/** What one tick shares between its sends: capacity held in blocks and the group finaliser. */
+/** What one tick shares between its sends. */
 interface TickContext {
   /** Null when pacing (SEND_MIN_GAP_SECONDS > 0) needs a reservation per send. */
   bank: CapacityBank | null;
-  finalise: (p: Prepared) => void;
+  /** Hands an accepted send to the group finaliser; `done` runs once it is resolved. */
+  finalise: (p: Prepared, done: () => void) => void;
+  /** The claim's fencing token: the `next_step_at` it wrote. */
+  lease: Date;
+  /** performance.now() after which no SMTP conversation of this claim begins. */
+  startBy: number;
+  /** Deadline of one SMTP conversation (ms). */
+  deadlineMs: number;
+  marker: StartMarker;
+}
+
+/** A counting semaphore (FIFO). `onWait` runs when a caller has to wait. */
+class Slots {
+  private readonly waiting: Array<() => void> = [];
+  onWait: (() => void) | undefined;
+  constructor(private free: number) {}
+
+  async acquire(): Promise<void> {
+    if (this.free > 0) {
+      this.free -= 1;
+      return;
+    }
+    const waited = new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.onWait?.();
+    await waited;
+  }
+
+  release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.free += 1;
+  }
+}
+
+/**
+ * Sets `smtp_started_at` on messages about to enter SMTP: one UPDATE for all the requests that
+ * arrive while the previous one runs. Only rows still `sending`, not begun, and whose enrollment
+ * still carries this claim's token are marked; a message not marked must not be sent.
+ */
+class StartMarker {
+  private queue: Array<{ id: number; resolve: (ok: boolean) => void; reject: (err: unknown) => void }> = [];
+  private running = false;
+
+  constructor(
+    private readonly ds: DataSource,
+    private readonly lease: Date,
+  ) {}
+
+  mark(id: number): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ id, resolve, reject });
+      if (!this.running) void this.run();
+    });
+  }
+
+  private async run(): Promise<void> {
+    this.running = true;
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0);
+      try {
+        const marked = await rows<{ id: number }>(
+          this.ds.manager,
+          `UPDATE messages m SET smtp_started_at = now()
+           FROM enrollments e
+           WHERE m.id = ANY($1::int[]) AND m.status = 'sending' AND m.smtp_started_at IS NULL
+             AND e.id = m.enrollment_id AND e.next_step_at = $2
+           RETURNING m.id`,
+          [batch.map((b) => b.id), this.lease],
+        );
+        const ok = new Set(marked.map((r) => Number(r.id)));
+        for (const b of batch) b.resolve(ok.has(b.id));
+      } catch (err) {
+        for (const b of batch) b.reject(err);
+      }
+    }
+    this.running = false;
+  }
 }
 
 /**
@@ -185,6 +300,9 @@ const startOfNextUtcDay = (now: Date): Date =>
 
 @Injectable()
 export class SendEngine {
+  /** Messages begun in SMTP and not resolved yet, across this process's ticks (SMTP_CONCURRENCY). */
+  private readonly smtpSlots = new Slots(SMTP_CONCURRENCY);
+
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly transports: SmtpTransportPool,
@@ -192,12 +310,16 @@ export class SendEngine {
 
   /** Claims one batch and works it through. Returns how many enrollments were claimed. */
   async tick(): Promise<number> {
-    const claimed = await rows<{ id: number }>(this.ds.manager, CLAIM_SQL, [
+    const leaseSeconds = appConfig().sendLeaseSeconds;
+    const claimStart = performance.now();
+    const claimed = await rows<{ id: number; next_step_at: Date }>(this.ds.manager, CLAIM_SQL, [
       CLAIM_BATCH,
-      CLAIM_LEASE_SECONDS,
+      leaseSeconds,
     ]);
     if (claimed.length === 0) return 0;
     const ids = claimed.map((r) => Number(r.id)).sort((a, b) => a - b);
+    const times = claimTimes(leaseSeconds);
+    const lease = new Date(claimed[0].next_step_at);
     let next = 0;
     // Without pacing, capacity is reserved in blocks for the whole tick (capacity.ts).
     // Plain steps are recorded in chunks, one transaction each (recordMany); the rest one by one.
@@ -207,30 +329,62 @@ export class SendEngine {
         ? null
         : new CapacityBank(this.ds, () => Math.max(1, ids.length - next + chunk));
     // Sent messages are finalised in groups: whatever was accepted while the previous group committed.
-    const pending: Prepared[] = [];
+    const pending: Array<{ p: Prepared; done: () => void }> = [];
     let flushing: Promise<void> | undefined;
     const flush = async (): Promise<void> => {
-      while (pending.length > 0) await this.finaliseGroup(pending.splice(0, FINALISE_GROUP_MAX));
+      while (pending.length > 0) {
+        const group = pending.splice(0, FINALISE_GROUP_MAX);
+        try {
+          await this.finaliseGroup(group.map((x) => x.p));
+        } finally {
+          for (const x of group) x.done();
+        }
+      }
     };
+    // A short wait lets a group collect the sends accepted meanwhile; it ends early when a send
+    // waits for an SMTP slot (the slots of the sends still to be finalised are what it waits for).
+    let startGroup: (() => void) | undefined;
+    this.smtpSlots.onWait = () => startGroup?.();
     const ctx: TickContext = {
       bank,
-      finalise: (p) => {
-        pending.push(p);
-        // A short wait lets a group collect the sends accepted meanwhile.
-        flushing ??= new Promise((r) => setTimeout(r, FINALISE_GROUP_WAIT_MS)).then(flush).finally(() => {
-          flushing = undefined;
-        });
+      finalise: (p, done) => {
+        pending.push({ p, done });
+        flushing ??= new Promise<void>((r) => {
+          const timer = setTimeout(r, FINALISE_GROUP_WAIT_MS);
+          startGroup = () => {
+            clearTimeout(timer);
+            r();
+          };
+        })
+          .then(() => {
+            startGroup = undefined;
+            return flush();
+          })
+          .finally(() => {
+            flushing = undefined;
+          });
       },
+      lease,
+      startBy: claimStart + times.startWithinMs,
+      deadlineMs: times.deadlineMs,
+      marker: new StartMarker(this.ds, lease),
     };
     const worker = async (): Promise<void> => {
       while (next < ids.length) {
+        if (performance.now() > ctx.startBy) {
+          // Too late in the claim to begin more conversations: the rest is due again at once.
+          const rest = ids.slice(next);
+          next = ids.length;
+          await this.release(rest, lease);
+          return;
+        }
         const part = ids.slice(next, next + chunk);
         next += part.length;
         let recorded: Prepared[] = [];
         let others = part;
         if (bank && part.length > 1) {
           try {
-            ({ recorded, others } = await this.ds.transaction((m) => this.recordMany(m, part, bank)));
+            ({ recorded, others } = await this.ds.transaction((m) => this.recordMany(m, part, bank, lease)));
           } catch (err) {
             logger.warn({ err: errInfo(err) }, 'send: chunk record failed; one by one');
             recorded = [];
@@ -278,6 +432,19 @@ export class SendEngine {
     return ids.length;
   }
 
+  /** Gives claimed enrollments back (due at once) while the claim's token is still theirs. */
+  private async release(ids: number[], lease: Date): Promise<void> {
+    if (ids.length === 0) return;
+    await this.ds
+      .query(
+        `UPDATE enrollments SET next_step_at = now() WHERE id = ANY($1::int[]) AND next_step_at = $2 AND status = 'active'`,
+        [ids, lease],
+      )
+      .catch((err: unknown) => {
+        logger.warn({ err: errInfo(err) }, 'send: claims not released early (due when the lease ends)');
+      });
+  }
+
   /**
    * Chunks worked at once. A record transaction may wait for a block reservation on a second
    * connection (capacity.ts), so two connections per chunk plus one for the group finaliser must fit
@@ -288,36 +455,59 @@ export class SendEngine {
     return Math.max(1, Math.min(SEND_CONCURRENCY, Math.floor((poolMax - 1) / 2)));
   }
 
-  /**
-   * Record → SMTP → finalise for one claimed enrollment. Within a tick (`ctx`) the finalisation is
-   * handed to the tick's group finaliser and 'sent' means "accepted by the server".
-   */
-  async process(enrollmentId: number, ctx?: TickContext): Promise<Outcome> {
-    const prepared = await this.ds.transaction((m) => this.record(m, enrollmentId, ctx?.bank ?? null));
+  /** Record → SMTP → finalise for one claimed enrollment ('sent' means "accepted by the server"). */
+  async process(enrollmentId: number, ctx: TickContext): Promise<Outcome> {
+    const prepared = await this.ds.transaction((m) => this.record(m, enrollmentId, ctx.bank, ctx.lease));
     if (typeof prepared === 'string') return prepared;
     return this.send(prepared, ctx);
   }
 
-  /** SMTP for a recorded (committed) step, then its finalisation or the failure's handling. */
-  private async send(prepared: Prepared, ctx?: TickContext): Promise<Outcome> {
-    const transport = this.transportFor(prepared.inbox);
-    let info: { accepted?: unknown[]; rejected?: unknown[] } | undefined;
+  /**
+   * SMTP for a recorded (committed) step, then its finalisation (handed to the tick's group
+   * finaliser) or the failure's handling. Holds one of the process's SMTP slots from just before the
+   * conversation begins until the send is resolved.
+   */
+  private async send(prepared: Prepared, ctx: TickContext): Promise<Outcome> {
+    await this.smtpSlots.acquire();
+    let held = true;
+    const done = (): void => {
+      if (held) this.smtpSlots.release();
+      held = false;
+    };
     try {
-      info = (await transport.sendMail(prepared.mail)) as { accepted?: unknown[]; rejected?: unknown[] };
-    } catch (err) {
-      return this.failed(prepared, err);
+      if (performance.now() > ctx.startBy) {
+        // Too late in the claim: nothing was handed to SMTP, so the record goes and the step is due again.
+        await this.ds.transaction((m) => this.dropRecord(m, prepared, 0));
+        return 'deferred';
+      }
+      if (!(await ctx.marker.mark(prepared.messageRowId))) {
+        logger.warn(
+          { messageId: prepared.messageRowId, enrollmentId: prepared.enrollmentId },
+          'send: the record was taken over or resolved before SMTP; not sent',
+        );
+        return 'skipped';
+      }
+      let info: { accepted?: unknown[]; rejected?: unknown[] };
+      try {
+        ({ info } = await sendWithin(this.transportFor(prepared.inbox), prepared.mail, ctx.deadlineMs));
+      } catch (err) {
+        return await this.failed(prepared, err);
+      }
+      if (Array.isArray(info.rejected) && info.rejected.length > 0 && (info.accepted ?? []).length === 0) {
+        const refused: SmtpError = {
+          code: 'EENVELOPE',
+          command: 'RCPT TO',
+          responseCode: 550,
+          message: 'recipient rejected',
+        };
+        return await this.failed(prepared, refused);
+      }
+      held = false; // from here the finaliser releases the slot
+      ctx.finalise(prepared, () => this.smtpSlots.release());
+      return 'sent';
+    } finally {
+      done();
     }
-    if (
-      info &&
-      Array.isArray(info.rejected) &&
-      info.rejected.length > 0 &&
-      (info.accepted ?? []).length === 0
-    ) {
-      return this.failed(prepared, Object.assign(new Error('recipient rejected'), { responseCode: 550 }));
-    }
-    if (ctx) ctx.finalise(prepared);
-    else await this.ds.transaction((m) => this.finalise(m, prepared));
-    return 'sent';
   }
 
   /**
@@ -357,14 +547,17 @@ export class SendEngine {
     m: EntityManager,
     enrollmentId: number,
     bank: CapacityBank | null,
+    lease: Date,
   ): Promise<Prepared | Outcome> {
     const [locked] = await rows<Record<string, unknown>>(
       m,
-      `SELECT id, workspace_id, campaign_id, contact_id, status, current_step, inbox_id
+      `SELECT id, workspace_id, campaign_id, contact_id, status, current_step, inbox_id, next_step_at
        FROM enrollments WHERE id = $1 FOR UPDATE`,
       [enrollmentId],
     );
     if (!locked || locked.status !== 'active') return 'skipped';
+    // Deferred, resolved or claimed again by another worker since this claim: not ours any more.
+    if (new Date(locked.next_step_at as Date).getTime() !== lease.getTime()) return 'skipped';
     const enrollment = claimedFromRow(locked);
     const ws = enrollment.workspaceId;
     const now = new Date();
@@ -404,9 +597,12 @@ export class SendEngine {
       return 'stopped';
     }
 
-    // A step recorded before: never send it again.
+    // A step recorded before: sent, failed, or left by a crash (see resolveExisting).
     const existing = outbound.find((x) => x.step_position === step.position);
-    if (existing) return this.resolveExisting(m, enrollment, steps, step, existing);
+    if (existing) {
+      const resolved = await this.resolveExisting(m, enrollment, steps, step, existing);
+      if (resolved !== 'record') return resolved;
+    }
 
     const opening = nextWindowOpening(schedule, now);
     if (!opening || opening.getTime() > now.getTime()) {
@@ -458,7 +654,14 @@ export class SendEngine {
         // Slots come from the tick's blocks (no hot row written here): take them first, then record.
         const verdict = await this.takeFromBank(bank, enrollment, campaign, inbox, config);
         if (verdict === true) {
-          return this.recordWith(m, input, inbox);
+          try {
+            return await this.recordWith(m, input, inbox);
+          } catch (err) {
+            if (!(err instanceof StepRenderError)) throw err;
+            this.giveBack(bank, enrollment, campaign, inbox);
+            await this.pauseForRenderError(m, enrollment, err);
+            return 'paused';
+          }
         }
         if (verdict === 'campaign') break;
         continue;
@@ -466,7 +669,15 @@ export class SendEngine {
       // Record first, reserve last: the capacity rows (hot, shared by every send of an inbox, domain
       // or campaign) stay locked only for the reservation statements and the commit.
       await m.query('SAVEPOINT attempt');
-      const prepared = await this.recordWith(m, input, inbox);
+      let prepared: Prepared;
+      try {
+        prepared = await this.recordWith(m, input, inbox);
+      } catch (err) {
+        if (!(err instanceof StepRenderError)) throw err;
+        await m.query('ROLLBACK TO SAVEPOINT attempt');
+        await this.pauseForRenderError(m, enrollment, err);
+        return 'paused';
+      }
       const verdict = await this.reserve(m, enrollment, campaign, inbox, config);
       // No RELEASE: the savepoint ends with the commit, one round trip less while the capacity rows are locked.
       if (verdict === true) return prepared;
@@ -530,6 +741,7 @@ export class SendEngine {
     m: EntityManager,
     ids: number[],
     bank: CapacityBank,
+    lease: Date,
   ): Promise<{ recorded: Prepared[]; others: number[] }> {
     const now = new Date();
     const found = await rows<Record<string, unknown>>(
@@ -547,10 +759,10 @@ export class SendEngine {
        JOIN campaigns c ON c.workspace_id = e.workspace_id AND c.id = e.campaign_id
        JOIN sequences s ON s.id = c.sequence_id AND s.workspace_id = c.workspace_id
        JOIN workspaces w ON w.id = c.workspace_id
-       WHERE e.id = ANY($1::int[]) AND e.status = 'active'
+       WHERE e.id = ANY($1::int[]) AND e.status = 'active' AND e.next_step_at = $2
        ORDER BY e.id
        FOR UPDATE OF e`,
-      [ids],
+      [ids, lease],
     );
     const inboxIds = new Set<string>();
     for (const r of found) {
@@ -600,9 +812,15 @@ export class SendEngine {
         if (verdict === 'campaign') break;
       }
       if (!chosen) continue;
-      drafts.push(
-        await this.draft({ enrollment, step, contact, config, ...sentSoFar(outbound, r.thread) }, chosen),
-      );
+      try {
+        drafts.push(
+          await this.draft({ enrollment, step, contact, config, ...sentSoFar(outbound, r.thread) }, chosen),
+        );
+      } catch (err) {
+        if (!(err instanceof StepRenderError)) throw err;
+        this.giveBack(bank, enrollment, r, chosen);
+        await this.pauseForRenderError(m, enrollment, err);
+      }
       handled.add(enrollment.id);
     }
     const recorded: Prepared[] = [];
@@ -795,6 +1013,38 @@ export class SendEngine {
     return false;
   }
 
+  /** Puts back the slots `takeFromBank` took for a send that will not happen. */
+  private giveBack(
+    bank: CapacityBank,
+    enrollment: Claimed,
+    campaign: Record<string, unknown>,
+    inbox: Inbox,
+  ): void {
+    const campaignLimit = campaign.daily_limit as number | null;
+    if (campaignLimit !== null && campaignLimit !== undefined) bank.giveBackCampaign(enrollment.campaignId);
+    bank.giveBackInbox(inbox.id);
+  }
+
+  /**
+   * A step that cannot be rendered for this contact: the enrollment is paused with a note naming the
+   * step (never retried on its own; resuming after the template or the contact was fixed tries again).
+   */
+  private async pauseForRenderError(
+    m: EntityManager,
+    enrollment: Claimed,
+    err: StepRenderError,
+  ): Promise<void> {
+    await m.query(
+      `UPDATE enrollments SET status = 'paused', stop_note = $2, next_step_at = now(), updated_at = now()
+       WHERE id = $1 AND status = 'active'`,
+      [enrollment.id, err.message],
+    );
+    logger.warn(
+      { enrollmentId: enrollment.id, step: err.position, reason: err.message },
+      'send: step not rendered; paused',
+    );
+  }
+
   /** +1 on a per-UTC-day counter if it stays within `limit`; false when the cap is reached. */
   private async bumpCounter(
     m: EntityManager,
@@ -823,34 +1073,64 @@ export class SendEngine {
     ]);
   }
 
-  /** A claim met a message already recorded for its step. */
+  /**
+   * A claim met a message already recorded for its step. 'record' means: go on and record it anew.
+   *
+   * `sending` is the trace of a worker that died (or lost its lease) between recording and
+   * finalising. Never handed to SMTP (`smtp_started_at` null): nothing can have left, so the row is
+   * dropped and the step recorded and sent as usual (the enrollment keeps its thread and inbox).
+   * Handed to SMTP: we do not know whether the server got it, so it is never sent again; the row
+   * becomes `failed` with `error` "outcome unknown…" and the enrollment is paused with that note.
+   */
   private async resolveExisting(
     m: EntityManager,
     enrollment: Claimed,
     steps: SequenceStep[],
     step: SequenceStep,
     existing: { id: number; status: string },
-  ): Promise<Outcome> {
+  ): Promise<Outcome | 'record'> {
     if (existing.status === 'sending') {
-      // Recorded, never finalised: the process died mid-send (the claim lease is long over). We do not
-      // know whether the server got it, so it is not sent again; a person reviews and resumes.
-      await m.query(`UPDATE messages SET status = 'failed' WHERE id = $1 AND status = 'sending'`, [
-        existing.id,
-      ]);
-      const note = `step ${step.position} was interrupted during sending (message ${existing.id}); it will not be resent. Review, then resume to continue with the next step.`;
-      await m.query(
-        `UPDATE enrollments SET status = 'paused', stop_note = $2, updated_at = now() WHERE id = $1 AND status = 'active'`,
-        [enrollment.id, note],
+      const dropped = await rows(
+        m,
+        `DELETE FROM messages WHERE id = $1 AND status = 'sending' AND smtp_started_at IS NULL RETURNING id`,
+        [existing.id],
       );
-      logger.warn(
-        { enrollmentId: enrollment.id, messageId: existing.id },
-        'send: interrupted step marked failed',
-      );
+      if (dropped.length > 0) {
+        logger.info(
+          { enrollmentId: enrollment.id, messageId: existing.id },
+          'send: a step recorded but never handed to SMTP is sent again',
+        );
+        return 'record';
+      }
+      const note = `outcome unknown: step ${step.position} was interrupted during its SMTP conversation (message ${existing.id}); it will not be resent. Review, then resume to continue with the next step.`;
+      await this.inDoubt(m, enrollment.id, existing.id, note);
+      logger.warn({ enrollmentId: enrollment.id, messageId: existing.id }, 'send: interrupted step in doubt');
       return 'failed';
     }
     // `failed` (reviewed and resumed) or `sent`: the step is consumed; move on.
     await this.advance(m, enrollment, steps, step.position, new Date());
     return 'skipped';
+  }
+
+  /**
+   * A step whose outcome is unknown: its message `failed` with `error` = `note`, the enrollment paused
+   * with the same `stop_note` (due at once when resumed, which moves on to the next step).
+   */
+  private async inDoubt(
+    m: EntityManager,
+    enrollmentId: number,
+    messageRowId: number,
+    note: string,
+  ): Promise<void> {
+    await m.query(`UPDATE messages SET status = 'failed', error = $2 WHERE id = $1 AND status = 'sending'`, [
+      messageRowId,
+      note,
+    ]);
+    await m.query(
+      `UPDATE enrollments SET status = 'paused', stop_note = $2, next_step_at = now(), updated_at = now()
+       WHERE id = $1 AND status = 'active'`,
+      [enrollmentId, note],
+    );
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -909,6 +1189,8 @@ export class SendEngine {
         sentAt: now,
         receivedAt: null,
         stepPosition: p.stepPosition,
+        error: null,
+        smtpStartedAt: null,
         createdAt: createdAt.get(p.messageRowId)!,
       });
       writes.events.push({
@@ -1119,17 +1401,13 @@ export class SendEngine {
   // ---------------------------------------------------------------------------------------------
   // SMTP failures
 
+  /** Handles a send that SMTP did not accept, as smtp-outcome.ts classifies it. */
   private async failed(p: Prepared, err: unknown): Promise<Outcome> {
-    const e = err as {
-      responseCode?: number;
-      response?: string;
-      command?: string;
-      code?: string;
-      message?: string;
-    };
-    const code = typeof e.responseCode === 'number' ? e.responseCode : null;
-    const recipientStage = e.command === undefined || /RCPT|DATA/i.test(e.command);
-    if (code !== null && code >= 500 && recipientStage && e.code !== 'EAUTH') {
+    const smtpError = (err instanceof SmtpSendError ? err.smtpError : err) as SmtpError;
+    // Without a trace (not from sendWithin) nothing was handed over.
+    const handedOver = err instanceof SmtpSendError ? err.trace.handedOver() : false;
+    const failure = classifySmtpFailure(smtpError ?? {}, handedOver);
+    if (failure.kind === 'bounced') {
       // The server refused this recipient or message for good: a hard bounce.
       await this.ds.transaction(async (m) => {
         await recordHardBounce(m, {
@@ -1138,56 +1416,60 @@ export class SendEngine {
           email: p.mail.to,
           enrollmentId: p.enrollmentId,
           campaignId: p.campaignId,
-          statusCode: enhancedStatus(e.response) ?? String(code),
-          diagnostic: e.response ?? e.message ?? null,
+          statusCode: enhancedStatus(smtpError.response) ?? String(failure.responseCode),
+          diagnostic: smtpError.response ?? smtpError.message ?? null,
         });
-        await m.query(`UPDATE messages SET status = 'failed' WHERE id = $1 AND status = 'sending'`, [
-          p.messageRowId,
-        ]);
+        await m.query(
+          `UPDATE messages SET status = 'failed', error = $2 WHERE id = $1 AND status = 'sending'`,
+          [p.messageRowId, `hard bounce: ${failure.reason}`],
+        );
       });
       return 'bounced';
     }
-    const definitelyNotSent =
-      code !== null ||
-      ['ECONNECTION', 'EDNS', 'EAUTH', 'ECONNREFUSED', 'ETLS', 'EENVELOPE'].includes(e.code ?? '') ||
-      /^(CONN|EHLO|HELO|STARTTLS|AUTH|MAIL)/i.test(e.command ?? '');
-    const reason = `${e.code ?? 'error'}: ${(e.response ?? e.message ?? '').slice(0, 300)}`;
     await this.ds.transaction(async (m) => {
       await m.query(
         `UPDATE inboxes SET last_error = $2, last_error_at = now(),
            status = CASE WHEN $3 THEN 'error' ELSE status END
          WHERE id = $1`,
-        [p.inbox.id, reason, e.code === 'EAUTH' || (code !== null && code >= 500)],
+        [p.inbox.id, failure.reason, failure.kind === 'not_sent' && failure.inboxError],
       );
-      if (definitelyNotSent) {
-        // Nothing left the building: forget the record and retry later.
-        await m.query(`DELETE FROM messages WHERE id = $1 AND status = 'sending'`, [p.messageRowId]);
-        await m.query(
-          `DELETE FROM threads t WHERE t.id = $1 AND t.message_count = 0
-             AND NOT EXISTS (SELECT 1 FROM messages x WHERE x.thread_id = t.id)`,
-          [p.threadId],
-        );
-        await m.query(
-          `UPDATE enrollments SET next_step_at = now() + make_interval(secs => $2::double precision), inbox_id = $3
-           WHERE id = $1 AND status = 'active'`,
-          [p.enrollmentId, RETRY_DELAY_SECONDS, p.previousInboxId],
-        );
+      if (failure.kind === 'not_sent') {
+        // The server cannot have accepted it: forget the record and retry later.
+        await this.dropRecord(m, p, RETRY_DELAY_SECONDS);
       } else {
-        // The server may have the message: never resend, ask for review (as after a crash).
-        await m.query(`UPDATE messages SET status = 'failed' WHERE id = $1 AND status = 'sending'`, [
+        // Handed over, no final reply: the server may have it. Never resend; ask for review.
+        await this.inDoubt(
+          m,
+          p.enrollmentId,
           p.messageRowId,
-        ]);
-        await m.query(
-          `UPDATE enrollments SET status = 'paused', stop_note = $2, updated_at = now() WHERE id = $1 AND status = 'active'`,
-          [
-            p.enrollmentId,
-            `step ${p.stepPosition} may or may not have been delivered (${reason}); it will not be resent. Review, then resume.`,
-          ],
+          `outcome unknown: step ${p.stepPosition} was handed to the SMTP server but no final reply came (${failure.reason}); it will not be resent. Review, then resume to continue with the next step.`,
         );
       }
     });
-    logger.warn({ inboxId: p.inbox.id, enrollmentId: p.enrollmentId, reason }, 'send: SMTP failure');
-    return definitelyNotSent ? 'deferred' : 'failed';
+    logger.warn(
+      { inboxId: p.inbox.id, enrollmentId: p.enrollmentId, reason: failure.reason, outcome: failure.kind },
+      'send: SMTP failure',
+    );
+    return failure.kind === 'not_sent' ? 'deferred' : 'failed';
+  }
+
+  /**
+   * Forgets a record that never reached the server: the `sending` row (only if its conversation never
+   * began or failed before the message was handed over), an empty new thread, the enrollment's inbox
+   * choice; the step is due again after `delaySeconds`.
+   */
+  private async dropRecord(m: EntityManager, p: Prepared, delaySeconds: number): Promise<void> {
+    await m.query(`DELETE FROM messages WHERE id = $1 AND status = 'sending'`, [p.messageRowId]);
+    await m.query(
+      `DELETE FROM threads t WHERE t.id = $1 AND t.message_count = 0
+         AND NOT EXISTS (SELECT 1 FROM messages x WHERE x.thread_id = t.id)`,
+      [p.threadId],
+    );
+    await m.query(
+      `UPDATE enrollments SET next_step_at = now() + make_interval(secs => $2::double precision), inbox_id = $3
+       WHERE id = $1 AND status = 'active'`,
+      [p.enrollmentId, delaySeconds, p.previousInboxId],
+    );
   }
 }
 

@@ -49,6 +49,7 @@ export interface MessageView {
   sent_at: string | null;
   received_at: string | null;
   step_position: number | null;
+  error: string | null;
   created_at: string;
 }
 
@@ -68,6 +69,7 @@ export const toMessageView = (m: Message): MessageView => ({
   sent_at: iso(m.sentAt),
   received_at: iso(m.receivedAt),
   step_position: m.stepPosition,
+  error: m.error ?? null,
   created_at: m.createdAt.toISOString(),
 });
 

@@ -44,12 +44,20 @@ export class MessageResponseDto {
   @ApiProperty({ type: String, nullable: true }) in_reply_to: string | null;
   @ApiProperty({
     enum: ['sending', 'sent', 'failed', 'received'],
-    description: '`sending`: recorded and handed to SMTP, outcome not confirmed yet',
+    description:
+      '`sending`: recorded for sending, outcome not confirmed yet. `failed`: refused for good (hard bounce) or outcome unknown (see `error`)',
   })
   status: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) sent_at: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) received_at: string | null;
   @ApiProperty({ type: Number, nullable: true, description: 'Sequence step of an outbound message' })
   step_position: number | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      'Why the message failed: the SMTP reply of a hard bounce, or a text starting `outcome unknown` when the connection was lost after the message was handed over (never resent; the enrollment is paused for review)',
+  })
+  error: string | null;
   @ApiProperty({ format: 'date-time' }) created_at: string;
 }

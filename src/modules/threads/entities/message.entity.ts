@@ -3,7 +3,10 @@ import { CreatedAt, Timestamp } from '../../../database/columns.js';
 
 export type MessageDirection = 'outbound' | 'inbound';
 export type MessageKind = 'email' | 'reply' | 'auto_reply' | 'bounce';
-/** `sending` is internal: recorded before SMTP, finalised after (a crash leaves it for review). */
+/**
+ * `sending` is internal: recorded before SMTP, finalised after. `smtpStartedAt` tells whether its SMTP
+ * conversation had begun (a crash then leaves it in doubt, for review) or not (it is sent again).
+ */
 export type MessageStatus = 'sending' | 'sent' | 'failed' | 'received';
 
 @Entity('messages')
@@ -29,5 +32,9 @@ export class Message {
   @Timestamp() sentAt: Date | null;
   @Timestamp() receivedAt: Date | null;
   @Column({ type: 'integer', nullable: true }) stepPosition: number | null;
+  /** Why a `failed` message failed: the server's reply, or `outcome unknown: …` (CONTRACT §12). */
+  @Column({ type: 'text', nullable: true }) error: string | null;
+  /** Internal: set just before the message's SMTP conversation began. */
+  @Timestamp() smtpStartedAt: Date | null;
   @CreatedAt() createdAt: Date;
 }
