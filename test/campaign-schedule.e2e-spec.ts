@@ -7,7 +7,7 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
 import { resetConfig } from '../src/config/app-config.js';
-import { CLAIM_LEASE_SECONDS } from '../src/modules/sending/send-engine.service.js';
+import { claimLeaseSeconds } from '../src/modules/campaigns/reevaluate.js';
 import { api, bootApp, createTenant, type TestTenant } from './helpers/app.js';
 import {
   ALL_DAYS,
@@ -169,7 +169,7 @@ describe('campaign schedule changes take effect at once (real SMTP)', () => {
   it('leaves enrollments a worker may hold (within a claim lease) and steps in flight alone', async () => {
     const { t, c, enrollmentId } = await deferredByWindow('inflight@example.com');
     // As a claim leaves it: due again only when the lease ends.
-    const leased = new Date(Date.now() + (CLAIM_LEASE_SECONDS - 5) * 1000);
+    const leased = new Date(Date.now() + (claimLeaseSeconds() - 5) * 1000);
     await q('UPDATE enrollments SET next_step_at = $2 WHERE id = $1', [enrollmentId, leased]);
     // Another enrollment whose step is recorded (`sending`) but not finalised, deferred far ahead.
     const other = await seedContact(q, t.workspaceId, 'recorded@example.com');

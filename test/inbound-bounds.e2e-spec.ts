@@ -275,8 +275,8 @@ describe('inbound mail is bounded (size, concurrency, checkpoint, inbound route)
         id,
         t.workspaceId,
         `hung-${id.slice(-4)}@bounds.test`,
-        sealSettings({ ...settings, port: sink.port }),
-        sealSettings(settings),
+        sealSettings({ ...settings, port: sink.port }, id, 'smtp'),
+        sealSettings(settings, id, 'imap'),
         hashInboundSecret(newInboundSecret()),
       ],
     );

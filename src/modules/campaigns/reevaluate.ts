@@ -22,10 +22,14 @@
  */
 import type { EntityManager } from 'typeorm';
 import { rows } from '../../database/query-rows.js';
-import { CLAIM_LEASE_SECONDS } from '../sending/send-engine.service.js';
+import { appConfig } from '../../config/app-config.js';
 
-/** The longest a claim may hold an enrollment (the engine's lease); nothing within it is touched. */
-export const claimLeaseSeconds = (): number => CLAIM_LEASE_SECONDS;
+/**
+ * The longest a claim may hold an enrollment (the engine's lease, SEND_LEASE_SECONDS); nothing within
+ * it is touched. The API must not run with a shorter lease than the workers (a longer one is merely
+ * more cautious), so every process of a deployment gets the same SEND_LEASE_SECONDS.
+ */
+export const claimLeaseSeconds = (): number => appConfig().sendLeaseSeconds;
 
 /**
  * When the enrollment's next step is due by its delay. `$4` and `$5` are the sequence's step

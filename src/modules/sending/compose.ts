@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { SequenceStep } from '../sequences/entities/sequence.entity.js';
-import { renderTemplate } from '../sequences/templates.js';
+import { renderBudget, renderTemplate } from '../sequences/templates.js';
 
 export interface ComposedStep {
   subject: string;
@@ -37,10 +37,14 @@ export async function composeStep(
   threadSubject: string | null,
 ): Promise<ComposedStep> {
   try {
+    // One budget for the whole step: subject and body together stay within 50 ms and 256 KiB.
+    const budget = renderBudget();
     const ownSubject =
-      step.subject && step.subject.trim() !== '' ? (await renderTemplate(step.subject, vars)).trim() : null;
+      step.subject && step.subject.trim() !== ''
+        ? (await renderTemplate(step.subject, vars, budget)).trim()
+        : null;
     const subject = ownSubject ?? (threadSubject !== null ? replySubject(threadSubject) : '');
-    const body = await renderTemplate(step.body, vars);
+    const body = await renderTemplate(step.body, vars, budget);
     return { subject: subject.replace(/[\r\n]+/g, ' '), body };
   } catch (err) {
     throw new StepRenderError(step.position, err);
