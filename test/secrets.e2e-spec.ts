@@ -294,7 +294,15 @@ describe('sealed secrets', () => {
     }
   }, 240_000);
 
-  it('prints a readable summary without --json', async () => {
+  it('prints a readable summary without --json, and reports a current-key value moved to another row', async () => {
+    const endpoints = (await db.query(
+      'SELECT id, secret_sealed FROM webhook_endpoints WHERE workspace_id = $1 ORDER BY id LIMIT 2',
+      [t.workspaceId],
+    )) as Array<{ id: number; secret_sealed: string }>;
+    await db.query('UPDATE webhook_endpoints SET secret_sealed = $2 WHERE id = $1', [
+      endpoints[1].id,
+      endpoints[0].secret_sealed,
+    ]);
     const res = await cli(
       { ENCRYPTION_KEYS: `${newKey.toString('hex')},${oldKey.toString('hex')}` },
       'secrets:reencrypt',
@@ -302,6 +310,10 @@ describe('sealed secrets', () => {
     expect(res.code).toBe(0);
     expect(res.stdout).toContain(`newest key: ${keyId(newKey)}`);
     expect(res.stdout).toMatch(/inboxes\.smtp_sealed: 0 re-encrypted, \d+ already current/);
+    expect(res.stdout).toContain(
+      `failed: webhook_endpoints.secret_sealed row ${endpoints[1].id}: sealed value does not authenticate`,
+    );
+    expect(res.stdout).not.toContain(`webhook_endpoints.secret_sealed row ${endpoints[0].id}:`);
     expect(res.stdout).not.toContain(newKey.toString('hex'));
     expect(res.stdout).not.toContain(oldKey.toString('hex'));
   }, 120_000);

@@ -4,7 +4,9 @@
  * to its row. Batches of BATCH rows in key order, one UPDATE per batch that writes a value only if it
  * is still the one read (compare-and-set: a secret rotated or an inbox reconnected meanwhile is left
  * as the service wrote it). Idempotent: a second run finds nothing to do; a run cut short is simply
- * run again. Values that do not open are counted under `failed` (with their row) and left unchanged.
+ * run again. Every value is opened (current ones too), so one that does not open (moved from another
+ * row, tampered, or under a key no longer configured) is counted under `failed` (with its row) and
+ * left unchanged.
  */
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Command } from 'nest-commander';
@@ -70,13 +72,12 @@ async function reencryptColumn(db: DataSource, col: SealedColumn, result: Reencr
     for (const row of rows) {
       const key = col.key.map((k) => row[k.name]);
       const sealed = String(row.sealed);
-      if (!needsReseal(sealed)) {
-        result.unchanged[name] += 1;
-        continue;
-      }
       const at = sealedAt(col.table, col.column, rowName(key));
       try {
-        updates.push({ key, old: sealed, next: seal(unseal(sealed, at), at) });
+        // Every value is opened, current ones too: one moved from another row shows up as failed.
+        const plaintext = unseal(sealed, at);
+        if (needsReseal(sealed)) updates.push({ key, old: sealed, next: seal(plaintext, at) });
+        else result.unchanged[name] += 1;
       } catch (err) {
         result.failed[name] += 1;
         if (result.failed_rows.length < FAILED_ROWS_SHOWN) {
