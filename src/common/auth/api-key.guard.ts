@@ -14,6 +14,8 @@
  */
 import { CanActivate, Injectable, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
 import type { Response } from 'express';
 import { ApiError } from '../http/api-error.js';
 import type { ServiceRequest } from '../http/request-context.js';
@@ -53,6 +55,7 @@ export class ApiKeyGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly rateLimits: RateLimitService,
     private readonly bearer: BearerStrategy,
+    @InjectDataSource() private readonly db: DataSource,
   ) {}
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
@@ -80,6 +83,7 @@ export class ApiKeyGuard implements CanActivate {
     await readApiBody(
       req,
       this.reflector.getAllAndOverride<BodyLimit | undefined>(RAW_BODY_METADATA, targets),
+      this.db,
     );
     return true;
   }

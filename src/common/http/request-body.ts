@@ -12,14 +12,18 @@
  *   bytes, or a function of the authenticated request), not parsed: the handler parses them.
  */
 import { SetMetadata } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
 import { ApiError } from './api-error.js';
 import { hasBody, MiB, readBody } from './body-reader.js';
 import type { ServiceRequest } from './request-context.js';
 
 export const RAW_BODY_METADATA = 'svc:raw-body';
 
-/** A byte limit, fixed or computed from the authenticated request (e.g. from its plan). */
-export type BodyLimit = number | ((req: ServiceRequest) => number | Promise<number>);
+/**
+ * A byte limit, fixed or computed from the authenticated request (e.g. from its plan, read through
+ * the DataSource the guard hands over).
+ */
+export type BodyLimit = number | ((req: ServiceRequest, db: DataSource) => number | Promise<number>);
 
 /** The default limit of a JSON body. */
 export const JSON_LIMIT = MiB;
@@ -34,14 +38,6 @@ export const MAX_JSON_DEPTH = 32;
 export const RawBody = (limit: BodyLimit): MethodDecorator & ClassDecorator =>
   SetMetadata(RAW_BODY_METADATA, limit);
 
-/**
- * TEMPORARY (until the imports module declares `@RawBody(...)` on POST /contacts/import and parses
- * the bytes itself): that route keeps today's JSON reading, after authentication, with the 64 MiB
- * limit of v1 and without the Unicode check (its rows report unstorable text as row errors).
- */
-const LEGACY_IMPORT_PATH = '/api/v1/contacts/import';
-const LEGACY_IMPORT_LIMIT = 64 * MiB;
-
 const JSON_TYPES = ['application/json', 'application/*+json'];
 
 function invalid(message: string): ApiError {
@@ -49,10 +45,14 @@ function invalid(message: string): ApiError {
 }
 
 /** Reads (and for JSON routes parses and checks) the body of an authenticated request into `req.body`. */
-export async function readApiBody(req: ServiceRequest, raw: BodyLimit | undefined): Promise<void> {
+export async function readApiBody(
+  req: ServiceRequest,
+  raw: BodyLimit | undefined,
+  db: DataSource,
+): Promise<void> {
   if (!hasBody(req)) return;
   if (raw !== undefined) {
-    const limit = typeof raw === 'function' ? await raw(req) : raw;
+    const limit = typeof raw === 'function' ? await raw(req, db) : raw;
     req.body = await readBody(req, limit);
     return;
   }
@@ -70,9 +70,8 @@ export async function readApiBody(req: ServiceRequest, raw: BodyLimit | undefine
   if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
     throw invalid('Unsupported charset; send UTF-8 JSON');
   }
-  const legacyImport = req.path === LEGACY_IMPORT_PATH;
-  const bytes = await readBody(req, legacyImport ? LEGACY_IMPORT_LIMIT : JSON_LIMIT);
-  req.body = parseJsonBody(bytes, !legacyImport);
+  const bytes = await readBody(req, JSON_LIMIT);
+  req.body = parseJsonBody(bytes);
 }
 
 /**

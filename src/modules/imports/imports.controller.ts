@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Tenant, WorkspaceAuth } from '../../common/auth/auth.decorator.js';
@@ -6,10 +6,11 @@ import type { WorkspaceTenant } from '../../common/auth/principal.js';
 import { ApiCollectionResponse, ApiDataResponse, ApiErrorResponses } from '../../common/http/envelope.dto.js';
 import { IntIdPipe } from '../../common/http/id-params.js';
 import { collection, PageQueryDto, type Collection } from '../../common/http/pagination.js';
+import { RawBody } from '../../common/http/request-body.js';
 import { CreateImportDto } from './dto/create-import.dto.js';
 import { ImportResponseDto } from './dto/import-response.dto.js';
 import { importBodyItems } from './import-body.js';
-import { ImportBodyGuard } from './import-body.guard.js';
+import { importBodyLimitOf } from './import-body-limit.js';
 import { ImportQueue } from './import-queue.js';
 import { toImportView, type ImportView } from './import-view.js';
 import { ImportsService } from './imports.service.js';
@@ -33,7 +34,7 @@ export class ImportsController {
   @ApiBody({ type: CreateImportDto })
   @ApiDataResponse(ImportResponseDto, 202, 'Accepted: the import is queued')
   @ApiErrorResponses(400, 413, 422)
-  @UseGuards(ImportBodyGuard)
+  @RawBody(importBodyLimitOf)
   async create(@Tenant() tenant: WorkspaceTenant, @Req() req: Request): Promise<{ data: ImportView }> {
     // The body stays raw bytes (req.body, a Buffer: what the idempotency fingerprint hashes) and is
     // parsed as a stream, one contact or CSV row at a time (import-body.ts).

@@ -93,7 +93,7 @@ export class InboundController {
       if (isTransientFailure(err)) {
         throw new ApiError(
           503,
-          'internal_error',
+          'service_unavailable',
           'Mail could not be recorded now; deliver it again later',
           undefined,
           { 'Retry-After': '60' },
