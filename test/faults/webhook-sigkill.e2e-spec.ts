@@ -94,7 +94,7 @@ describe('fault: SIGKILL mid-webhook-burst', () => {
       120_000,
     ).catch((err: Error) => {
       throw new Error(
-        `${err.message}: ${byEmail.size} received, ${atKill} at the kill\n${second.output().slice(-2000)}`,
+        `${err.message}: ${byEmail.size} received, ${atKill} at the kill\n${second.problems()}`,
       );
     });
     expect(emails.filter((e) => !byEmail.has(e))).toEqual([]);

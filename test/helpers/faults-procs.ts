@@ -30,6 +30,8 @@ export interface Service {
   url: string;
   /** The last 40,000 characters the process printed (stdout and stderr). */
   output(): string;
+  /** The last `n` lines it printed that are not info logs (warnings, errors, plain stderr). */
+  problems(n?: number): string;
   alive(): boolean;
   /** Resolves when the process has exited (at once if it already has). */
   exited(): Promise<void>;
@@ -88,6 +90,12 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     port,
     url: `http://127.0.0.1:${port}`,
     output: () => out,
+    problems: (n = 20) =>
+      out
+        .split('\n')
+        .filter((l) => l.trim() && !/"level":(10|20|30),/.test(l))
+        .slice(-n)
+        .join('\n'),
     alive,
     exited: () => exit,
     kill: async (signal) => {
