@@ -58,8 +58,9 @@ describe('fault: hostile bodies', () => {
     await runMigrations();
     db = createDataSource();
     await db.initialize();
-    // A plan whose import_row_cap lets the import route read its full 64 MiB.
-    token = (await createFaultTenant(db, { importRowCap: 1_000_000 }, 1_000_000)).token;
+    // The default plan (import_row_cap 100,000): enough rows to need the import route's full 64 MiB,
+    // few enough that the CSV case stops after 100,001 rows.
+    token = (await createFaultTenant(db, {}, 1_000_000)).token;
     plain64 = emptyObjectsJson(64 * MiB);
     bomb64 = gzipBomb(64 * MiB);
     bomb65 = gzipBomb(65 * MiB);

@@ -1,27 +1,31 @@
 /**
- * A misbehaving SMTP server for the fault suite: it speaks enough ESMTP to be sent to (greeting,
+ * SMTP servers for the fault suite: one that records every message it receives, and a misbehaving
+ * one (startDropAfterDataServer) that speaks enough ESMTP to be sent to (greeting,
  * EHLO, MAIL FROM, RCPT TO, DATA 354), reads the whole message up to the terminating `.` line, keeps
  * it, and then drops the connection WITHOUT the final reply: `close` ends the socket (FIN), `reset`
  * aborts it (RST). This is a server that may well have queued the mail: the client cannot know.
  * Plain `net`, because the `smtp-server` package always answers the end of DATA.
  */
 import { createServer, type Socket } from 'node:net';
+import { SMTPServer } from 'smtp-server';
 import { freePort } from './dist.js';
 
-export interface DroppedMessage {
+export interface ReceivedMessage {
+  /** Envelope recipients (RCPT TO), lower-cased. */
   to: string[];
+  /** The message as received (headers and body, transfer encoding untouched). */
   raw: string;
 }
 
 export interface DropAfterDataServer {
   port: number;
   /** Every message whose DATA was received in full (and then dropped). */
-  received: DroppedMessage[];
+  received: ReceivedMessage[];
   close(): Promise<void>;
 }
 
 export async function startDropAfterDataServer(mode: 'close' | 'reset'): Promise<DropAfterDataServer> {
-  const received: DroppedMessage[] = [];
+  const received: ReceivedMessage[] = [];
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {
     sockets.add(socket);
@@ -82,4 +86,42 @@ export async function startDropAfterDataServer(mode: 'close' | 'reset'): Promise
         server.close(() => resolve());
       }),
   };
+}
+
+export interface RecordingServer {
+  port: number;
+  /** Every message received in full and acknowledged (250), in order. */
+  received: ReceivedMessage[];
+  close(): Promise<void>;
+}
+
+/**
+ * A well-behaved SMTP server (the `smtp-server` package) that records every message and answers
+ * the end of DATA at once (no parsing on the reply path, so a busy test process does not slow the
+ * sender's conversations). Clients that vanish mid-conversation (a SIGKILLed worker) are expected:
+ * socket errors are ignored.
+ */
+export async function startRecordingServer(): Promise<RecordingServer> {
+  const received: ReceivedMessage[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    size: 20 * 1024 * 1024,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => {
+        received.push({
+          to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()),
+          raw: Buffer.concat(chunks).toString('latin1'),
+        });
+        callback();
+      });
+    },
+  });
+  server.on('error', () => undefined);
+  const port = await freePort();
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
+  return { port, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
