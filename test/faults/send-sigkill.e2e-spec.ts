@@ -113,7 +113,7 @@ describe('fault: SIGKILL of a worker mid-send (two workers)', () => {
         (
           (await db.query(
             `SELECT CASE WHEN status = 'active' AND next_step_at > now() + make_interval(secs => $2)
-                         THEN 'active, retry deferred' ELSE status END AS status, count(*)::int AS n
+                         THEN 'active, due later' ELSE status END AS status, count(*)::int AS n
              FROM enrollments WHERE campaign_id = $1 GROUP BY 1`,
             [c.campaignId, LEASE_SECONDS + 1],
           )) as Array<{ status: string; n: number }>
@@ -145,7 +145,7 @@ describe('fault: SIGKILL of a worker mid-send (two workers)', () => {
       [c.campaignId],
     );
     await settle('every enrollment completed or paused');
-    await waitFor(async () => !(await statuses())['active, retry deferred'], 'no retry left', 60_000);
+    await waitFor(async () => !(await statuses())['active, due later'], 'no retry left', 60_000);
     await sleep(1000); // a few more ticks: nothing else may go out
 
     // 0 duplicates.
