@@ -1,0 +1,204 @@
+/**
+ * Real processes for the fault suite (test/faults): the built service (`node dist/main.js`) in any
+ * role on a free port, tracked so that every process a test started is killed when the test file
+ * ends, also when it fails or throws; plus /proc readings (peak RSS, open sockets) used to measure
+ * and target those processes.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { freePort } from './dist.js';
+
+export type Role = 'all' | 'api' | 'worker';
+
+export interface ServiceOptions {
+  role: Role;
+  /** Environment over the test process's own (DATABASE_URL, REDIS_URL, secrets from global setup). */
+  env?: Record<string, string>;
+  /** Value of NODE_OPTIONS for the child (the test runner's own flags are not passed on). */
+  nodeOptions?: string;
+  /** How long to wait for the ready line. */
+  readyTimeoutMs?: number;
+}
+
+export interface Service {
+  role: Role;
+  child: ChildProcess;
+  pid: number;
+  /** HTTP port (api/all), 0 for a worker. */
+  port: number;
+  /** `http://127.0.0.1:<port>`. */
+  url: string;
+  /** The last 40,000 characters the process printed (stdout and stderr). */
+  output(): string;
+  /** The last `n` lines it printed that are not info logs (warnings, errors, plain stderr). */
+  problems(n?: number): string;
+  alive(): boolean;
+  /** Resolves when the process has exited (at once if it already has). */
+  exited(): Promise<void>;
+  /** Sends `signal` and waits for the exit. */
+  kill(signal: NodeJS.Signals): Promise<void>;
+  /** SIGTERM, then SIGKILL after `graceMs`. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+const running = new Set<Service>();
+let exitHookInstalled = false;
+
+/** Last resort: whatever ends the test runner, no child started here outlives it. */
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const s of running) if (s.alive()) s.child.kill('SIGKILL');
+  });
+}
+
+/**
+ * Starts `node dist/main.js` with APP_ROLE=`role` (migrations off: the test file runs them first)
+ * and resolves once it is ready: `listening on` for api/all, `workers ready` for a worker. Rejects
+ * with the process's output if it exits first or does not get ready in time.
+ */
+export async function startService(options: ServiceOptions): Promise<Service> {
+  installExitHook();
+  const port = options.role === 'worker' ? 0 : await freePort();
+  const child = spawn(process.execPath, ['dist/main.js'], {
+    env: {
+      ...process.env,
+      NODE_OPTIONS: options.nodeOptions ?? '',
+      APP_ROLE: options.role,
+      PORT: String(port),
+      RUN_MIGRATIONS: 'false',
+      LOG_LEVEL: 'info',
+      ACCESS_LOG: 'false',
+      IMAP_POLL_SECONDS: '3600',
+      ...options.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const keep = (d: Buffer): void => {
+    out = (out + d.toString()).slice(-40_000);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const exit = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const alive = (): boolean => child.exitCode === null && child.signalCode === null;
+  const service: Service = {
+    role: options.role,
+    child,
+    pid: child.pid!,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    output: () => out,
+    problems: (n = 20) =>
+      out
+        .split('\n')
+        .filter((l) => l.trim() && !/"level":(10|20|30),/.test(l))
+        .slice(-n)
+        .join('\n'),
+    alive,
+    exited: () => exit,
+    kill: async (signal) => {
+      if (alive()) child.kill(signal);
+      await exit;
+    },
+    stop: async (graceMs = 10_000) => {
+      if (!alive()) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      await exit;
+      clearTimeout(timer);
+    },
+  };
+  running.add(service);
+  const ready = options.role === 'worker' ? 'workers ready' : 'listening on';
+  const deadline = options.readyTimeoutMs ?? 60_000;
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${options.role} process not ready after ${deadline} ms:\n${out.slice(-3000)}`));
+    }, deadline);
+    const check = (): void => {
+      if (out.includes(ready)) {
+        clearTimeout(timer);
+        child.stdout!.off('data', check);
+        child.stderr!.off('data', check);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', check);
+    child.stderr!.on('data', check);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(
+        new Error(`${options.role} process exited (${code ?? signal}) before ready:\n${out.slice(-3000)}`),
+      );
+    });
+  });
+  return service;
+}
+
+/** Stops every process started by startService in this test file (afterAll). */
+export async function stopAllServices(): Promise<void> {
+  await Promise.all([...running].map((s) => s.stop(5_000)));
+  running.clear();
+}
+
+// ---------------------------------------------------------------------------------------------------
+// /proc readings (Linux)
+
+/** Resident set size and its peak (VmHWM), in bytes. */
+export function memoryOf(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string): number =>
+    Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]) * 1024;
+  return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+}
+
+/** Resets the process's peak RSS (VmHWM) to its current RSS (`echo 5 > /proc/<pid>/clear_refs`). */
+export function resetPeak(pid: number): void {
+  writeFileSync(`/proc/${pid}/clear_refs`, '5');
+}
+
+/** Socket inodes of established TCP connections whose remote port is `port` (IPv4 and IPv6). */
+function connectionInodes(port: number): Set<string> {
+  const inodes = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text: string;
+    try {
+      text = readFileSync(table, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      if (f.length < 10) continue;
+      const remotePort = parseInt(f[2].split(':')[1], 16);
+      if (remotePort === port && f[3] === '01') inodes.add(f[9]);
+    }
+  }
+  return inodes;
+}
+
+/** How many established TCP connections process `pid` holds to a server on local `port`. */
+export function connectionsTo(pid: number, port: number): number {
+  const inodes = connectionInodes(port);
+  let n = 0;
+  let fds: string[];
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return 0;
+  }
+  for (const fd of fds) {
+    try {
+      const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (m && inodes.has(m[1])) n += 1;
+    } catch {
+      /* closed meanwhile */
+    }
+  }
+  return n;
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
