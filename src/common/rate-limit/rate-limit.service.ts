@@ -1,6 +1,10 @@
 /**
  * Per-key rate limits shared by every process (rate-limiter-flexible on Redis, atomic).
- * Headers follow the IETF RateLimit draft (structured fields). Fails open when Redis is down.
+ * Headers follow the IETF RateLimit draft (structured fields). Fails open when Redis is down or
+ * hangs (every command times out after REDIS_COMMAND_TIMEOUT_MS, redis.module.ts): the request goes
+ * through without rate-limit headers and a warning is logged (at most every 10 s). After a failure
+ * the limiter is skipped for FAIL_OPEN_MS, so a hanging Redis costs one timeout per FAIL_OPEN_MS
+ * and process, not one per request; the first request after that tries Redis again.
  */
 import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
@@ -11,6 +15,8 @@ import { logger } from '../logging/logger.js';
 import { REDIS } from '../redis/redis.module.js';
 
 export const WINDOW_SECONDS = 60;
+/** How long the limiter is skipped after Redis failed or timed out. */
+export const FAIL_OPEN_MS = 2000;
 
 export interface RateLimitOutcome {
   headers: Record<string, string>;
@@ -20,6 +26,8 @@ export interface RateLimitOutcome {
 export class RateLimitService {
   private readonly limiters = new Map<number, RateLimiterRedis>();
   private lastFailOpenLog = 0;
+  /** Until when (epoch ms) requests skip the limiter after Redis failed. */
+  private skipUntil = 0;
 
   constructor(@Inject(REDIS) private readonly redis: Redis) {}
 
@@ -47,6 +55,10 @@ export class RateLimitService {
 
   /** Consumes one request for `keyId`; throws 429 (with headers) when over the limit. */
   async consume(keyId: number, limit: number): Promise<RateLimitOutcome> {
+    if (this.skipUntil !== 0) {
+      if (Date.now() < this.skipUntil) return { headers: {} };
+      this.skipUntil = 0;
+    }
     try {
       const res = await this.limiter(limit).consume(String(keyId), 1);
       return { headers: this.headers(limit, res.remainingPoints, Math.ceil(res.msBeforeNext / 1000)) };
@@ -64,6 +76,7 @@ export class RateLimitService {
           },
         );
       }
+      this.skipUntil = Date.now() + FAIL_OPEN_MS;
       if (Date.now() - this.lastFailOpenLog > 10_000) {
         this.lastFailOpenLog = Date.now();
         logger.warn(

@@ -1,26 +1,54 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
 import { ApiExcludeController } from '@nestjs/swagger';
-import {
-  HealthCheckService,
-  HealthIndicatorService,
-  TypeOrmHealthIndicator,
-  type HealthCheckResult,
-  type HealthIndicatorResult,
-} from '@nestjs/terminus';
 import type { Response } from 'express';
 import type { Redis } from 'ioredis';
+import type { DataSource } from 'typeorm';
 import { Public } from '../../common/auth/auth.decorator.js';
 import { REDIS } from '../../common/redis/redis.module.js';
+import { pgPool } from '../../database/pg-pool.js';
 
-/** Liveness and readiness (database + Redis), outside /api/v1. */
+/** How long one component may take to answer before it counts as down. */
+const CHECK_TIMEOUT_MS = 2000;
+
+type ComponentStatus = { status: 'up' | 'down' };
+
+/** The readiness body: terminus's shape, each component only `up` or `down`. */
+export interface ReadinessBody {
+  status: 'ok' | 'error';
+  info: Record<string, ComponentStatus>;
+  error: Record<string, ComponentStatus>;
+  details: Record<string, ComponentStatus>;
+}
+
+/** Resolves true when `check` succeeds within the timeout; false on any failure (never throws). */
+async function probe(check: () => Promise<unknown>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      check().then(() => true),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), CHECK_TIMEOUT_MS);
+      }),
+    ]);
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Liveness and readiness (database + Redis), outside /api/v1. Readiness says which component is
+ * `up` or `down` and nothing else (CONTRACT §12): no driver error text, host or port, which would
+ * tell an anonymous caller about the internal network. The reason is in the server's own log.
+ */
 @ApiExcludeController()
 @Public()
 @Controller('health')
 export class HealthController {
   constructor(
-    private readonly health: HealthCheckService,
-    private readonly db: TypeOrmHealthIndicator,
-    private readonly indicators: HealthIndicatorService,
+    @InjectDataSource() private readonly db: DataSource,
     @Inject(REDIS) private readonly redis: Redis,
   ) {}
 
@@ -31,29 +59,25 @@ export class HealthController {
 
   @Get('ready')
   async ready(@Res() res: Response): Promise<void> {
-    try {
-      const result: HealthCheckResult = await this.health.check([
-        () => this.db.pingCheck('database', { timeout: 2000 }),
-        () => this.redisCheck(),
-      ]);
-      res.status(200).json(result);
-    } catch (err) {
-      const body = (err as { response?: unknown }).response ?? { status: 'error' };
-      res.status(503).json(body);
-    }
-  }
-
-  private async redisCheck(): Promise<HealthIndicatorResult> {
-    const indicator = this.indicators.check('redis');
-    try {
-      const pong = await Promise.race([
-        this.redis.ping(),
-        new Promise<string>((_, fail) => setTimeout(() => fail(new Error('timeout')), 2000)),
-      ]);
-      if (pong !== 'PONG') throw new Error('unexpected reply');
-      return indicator.up();
-    } catch {
-      return indicator.down();
-    }
+    const [database, redis] = await Promise.all([
+      probe(() => pgPool(this.db).query('SELECT 1')),
+      probe(async () => {
+        if ((await this.redis.ping()) !== 'PONG') throw new Error('unexpected reply');
+      }),
+    ]);
+    const details: Record<string, ComponentStatus> = {
+      database: { status: database ? 'up' : 'down' },
+      redis: { status: redis ? 'up' : 'down' },
+    };
+    const pick = (want: 'up' | 'down'): Record<string, ComponentStatus> =>
+      Object.fromEntries(Object.entries(details).filter(([, v]) => v.status === want));
+    const ok = database && redis;
+    const body: ReadinessBody = {
+      status: ok ? 'ok' : 'error',
+      info: pick('up'),
+      error: pick('down'),
+      details,
+    };
+    res.status(ok ? 200 : 503).json(body);
   }
 }
