@@ -16,7 +16,13 @@ export function dataSourceOptions(url = appConfig().databaseUrl): DataSourceOpti
     namingStrategy: new SnakeNamingStrategy(),
     synchronize: false,
     logging: false,
-    extra: { max: Number(process.env.DB_POOL_SIZE || 20), application_name: 'outreach' },
+    extra: {
+      max: Number(process.env.DB_POOL_SIZE || 20),
+      application_name: 'outreach',
+      // A PostgreSQL that accepts TCP but never answers fails a checkout after 5 s (→ 503
+      // service_unavailable) instead of holding the request forever (docs/trust/edge.md).
+      connectionTimeoutMillis: 5000,
+    },
   };
 }
 
