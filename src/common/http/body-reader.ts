@@ -5,7 +5,7 @@
  * one in memory. Used after the credential check (never before it) by the API-key guard and by
  * routes that authenticate themselves (the inbound mail pipe).
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { createGunzip, createInflate } from 'node:zlib';
 import { ApiError } from './api-error.js';
@@ -79,4 +79,24 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<Buf
     throw failed;
   }
   return Buffer.concat(chunks);
+}
+
+/** How long an answered request's unread body is still drained before the connection is dropped. */
+export const LINGER_MS = 5000;
+
+/**
+ * Lingering close (nginx's `lingering_close`) for an answer given before the request body was read
+ * (401 first, 413 early): Node would close the socket as soon as the answer is flushed when the
+ * client asked for `Connection: close`, while the client is still uploading; its next write then
+ * meets a reset and it may never read the answer. Instead the connection stays while Node discards
+ * the rest of the body (nothing is kept), for at most LINGER_MS, then it is dropped.
+ */
+export function lingerOnUnreadBody(req: IncomingMessage, res: ServerResponse): void {
+  if (req.complete || !hasBody(req) || res.headersSent) return;
+  res.shouldKeepAlive = true;
+  const timer = setTimeout(() => req.socket.destroy(), LINGER_MS);
+  timer.unref();
+  const done = (): void => clearTimeout(timer);
+  req.once('end', done);
+  req.once('close', done);
 }

@@ -2,6 +2,7 @@ import { Catch, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common'
 import type { Response } from 'express';
 import { logger } from '../logging/logger.js';
 import { ApiError } from './api-error.js';
+import { lingerOnUnreadBody } from './body-reader.js';
 import { mapError } from './error-mapping.js';
 import type { ServiceRequest } from './request-context.js';
 import { methodNotAllowed } from './route-table.js';
@@ -45,6 +46,7 @@ export function sendError(exception: unknown, req: ServiceRequest, res: Response
     );
   }
   if (res.headersSent) return;
+  lingerOnUnreadBody(req, res);
   for (const [k, v] of Object.entries(mapped.headers)) res.setHeader(k, v);
   res.status(mapped.status).type('application/json').send(JSON.stringify(mapped.body));
 }
