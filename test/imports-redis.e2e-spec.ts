@@ -9,13 +9,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { bootApp, createTenant, type TestTenant } from './helpers/app.js';
 import { ensureBuilt, freePort } from './helpers/dist.js';
+import { startRedis, stopRedis } from './helpers/redis-server.js';
 import { waitFor } from './helpers/wait.js';
-
-function startRedis(port: number): ChildProcess {
-  return spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no'], {
-    stdio: 'ignore',
-  });
-}
 
 async function stopped(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
@@ -38,7 +33,7 @@ describe('imports while Redis is down (CONTRACT §12)', () => {
     app = await bootApp();
     t = await createTenant(app);
     redisPort = await freePort();
-    redis = startRedis(redisPort);
+    redis = await startRedis(redisPort);
     const port = await freePort();
     base = `http://127.0.0.1:${port}/api/v1`;
     await new Promise((r) => setTimeout(r, 300));
@@ -66,7 +61,7 @@ describe('imports while Redis is down (CONTRACT §12)', () => {
 
   afterAll(async () => {
     if (service) await stopped(service, 'SIGTERM');
-    if (redis) await stopped(redis);
+    if (redis) await stopRedis(redis);
     await app?.close();
   });
 
@@ -76,7 +71,7 @@ describe('imports while Redis is down (CONTRACT §12)', () => {
   };
 
   it('answers 202 at once while Redis is down, and runs the import when Redis is back', async () => {
-    await stopped(redis);
+    await stopRedis(redis);
     const started = Date.now();
     const res = await fetch(`${base}/contacts/import`, {
       method: 'POST',
@@ -90,7 +85,7 @@ describe('imports while Redis is down (CONTRACT §12)', () => {
     await new Promise((r) => setTimeout(r, 1500));
     expect(await importStatus(data.id)).toBe('queued'); // nothing ran it meanwhile
 
-    redis = startRedis(redisPort); // back, empty: any job added before is gone
+    redis = await startRedis(redisPort); // back, empty: any job added before is gone
     await waitFor(
       async () => ((await importStatus(data.id)) === 'completed' ? true : undefined),
       'the import to complete once Redis is back',

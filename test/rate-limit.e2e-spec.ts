@@ -2,13 +2,13 @@
  * Per-key rate limits (CONTRACT §3): atomic across concurrent requests, IETF RateLimit headers,
  * Retry-After on 429, and fail-open when Redis is unreachable.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { Redis } from 'ioredis';
 import request from 'supertest';
 import { resetConfig } from '../src/config/app-config.js';
 import { api, bootApp, createTenant, mintKey, type TestTenant } from './helpers/app.js';
 import { freePort } from './helpers/dist.js';
+import { startRedis, stopRedis } from './helpers/redis-server.js';
 import { waitFor } from './helpers/wait.js';
 
 describe('rate limits', () => {
@@ -102,40 +102,6 @@ describe('rate limits', () => {
     expect((await api(app, token).get('/me')).status).toBe(429);
   });
 });
-
-async function startRedis(port: number): Promise<ChildProcess> {
-  const proc = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  );
-  const probe = new Redis(port, '127.0.0.1', {
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  try {
-    await waitFor(async () => {
-      try {
-        if (probe.status !== 'ready') await probe.connect();
-        return (await probe.ping()) === 'PONG';
-      } catch {
-        probe.disconnect();
-        return false;
-      }
-    }, 'redis-server to answer');
-  } finally {
-    probe.disconnect();
-  }
-  return proc;
-}
-
-async function stopRedis(proc: ChildProcess): Promise<void> {
-  if (proc.exitCode !== null || proc.signalCode !== null) return;
-  const exited = new Promise((ok) => proc.once('exit', ok));
-  proc.kill('SIGKILL');
-  await exited;
-}
 
 describe('rate limits: Redis unavailable', () => {
   let app: NestExpressApplication;

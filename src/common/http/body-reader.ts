@@ -76,7 +76,11 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<Buf
     // Stop reading the rest of an oversized upload; the connection closes after the answer.
     req.unpipe();
     req.resume();
-    throw failed;
+    // 413/400 as decided above; anything else is the client going away (or the connection breaking)
+    // before the whole body arrived: its fault, never a 500 or an "unavailable" 503.
+    throw failed instanceof ApiError
+      ? failed
+      : new ApiError(400, 'invalid_request', 'Request body was not received completely');
   }
   return Buffer.concat(chunks);
 }

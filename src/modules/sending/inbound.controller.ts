@@ -32,13 +32,7 @@ async function rawMessage(req: Request): Promise<Buffer | null> {
   if (typeof consumed === 'string') return Buffer.from(consumed);
   // Read by something else (e.g. parsed as JSON or a form): it is not a raw message any more.
   if (req.readableEnded || consumed !== undefined) return null;
-  try {
-    return await readBody(req, INBOUND_LIMIT);
-  } catch (err) {
-    if (err instanceof ApiError) throw err;
-    // The client went away (or the connection broke) before the whole body arrived.
-    throw new ApiError(400, 'invalid_request', 'Request body was not received completely');
-  }
+  return readBody(req, INBOUND_LIMIT);
 }
 
 @ApiTags('inbound')
