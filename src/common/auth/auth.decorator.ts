@@ -38,6 +38,11 @@ function authDecorators(requirement: AuthRequirement): MethodDecorator & ClassDe
       type: ErrorEnvelopeDto,
     }),
     ApiResponse({ status: 429, description: 'Rate limit exceeded; see Retry-After', type: ErrorEnvelopeDto }),
+    ApiResponse({
+      status: 503,
+      description: 'service_unavailable: the database is unreachable; retry after Retry-After seconds',
+      type: ErrorEnvelopeDto,
+    }),
   );
 }
 
