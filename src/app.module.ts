@@ -21,6 +21,8 @@ import { AnalyticsModule } from './modules/analytics/analytics.module.js';
 import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
 import { ImportsModule } from './modules/imports/imports.module.js';
 import { SendingModule } from './modules/sending/sending.module.js';
+import { InboundModule } from './modules/inbound/inbound.module.js';
+import { UnsubscribeModule } from './modules/unsubscribe/unsubscribe.module.js';
 import { HealthModule } from './modules/health/health.module.js';
 import { OrganizationsModule } from './modules/organizations/organizations.module.js';
 import { ProvisioningModule } from './modules/provisioning/provisioning.module.js';
@@ -44,6 +46,8 @@ export const DOMAIN_MODULES: Array<Type<unknown> | DynamicModule> = [
   WebhooksModule,
   ImportsModule,
   SendingModule,
+  UnsubscribeModule,
+  InboundModule,
 ];
 
 /** Infrastructure shared by the HTTP app, the workers and the CLI. */

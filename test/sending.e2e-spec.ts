@@ -8,7 +8,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { resetConfig } from '../src/config/app-config.js';
-import { RetentionService } from '../src/modules/sending/retention.service.js';
+import { MessageRetentionService } from '../src/modules/threads/message-retention.service.js';
 import { bootApp, createTenant } from './helpers/app.js';
 import {
   ALL_DAYS,
@@ -424,7 +424,7 @@ describe('sending engine (real SMTP)', () => {
     const newShort = await seed(short.workspaceId, 1);
     const oldLong = await seed(long.workspaceId, 3); // default retention: 365 days
 
-    expect(await app.get(RetentionService).purgeExpiredBodies()).toBeGreaterThanOrEqual(1);
+    expect(await app.get(MessageRetentionService).purgeExpiredBodies()).toBeGreaterThanOrEqual(1);
     const row = (id: number) =>
       one<{ body: string | null; body_purged_at: Date | null; subject: string; message_id: string }>(
         'SELECT body, body_purged_at, subject, message_id FROM messages WHERE id = $1',
@@ -437,7 +437,7 @@ describe('sending engine (real SMTP)', () => {
     expect(await row(newShort)).toMatchObject({ body: 'Body text', body_purged_at: null });
     expect(await row(oldLong)).toMatchObject({ body: 'Body text', body_purged_at: null });
     // Re-running finds nothing more to do for these rows.
-    await app.get(RetentionService).purgeExpiredBodies();
+    await app.get(MessageRetentionService).purgeExpiredBodies();
     expect((await row(oldShort)).body_purged_at?.getTime()).toBe(purged.body_purged_at?.getTime());
   });
 });

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { runMigrations } from '../../src/database/migrate.js';
-import { signUnsubscribeToken } from '../../src/modules/sending/unsubscribe-token.js';
+import { signUnsubscribeToken } from '../../src/modules/unsubscribe/unsubscribe-token.js';
 import { ensureBuilt } from '../helpers/dist.js';
 import { sleep, startService, stopAllServices, type Service } from '../helpers/faults-procs.js';
 

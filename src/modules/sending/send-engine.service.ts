@@ -55,8 +55,12 @@ import {
   unsubscribeUrl,
   withFooter,
 } from './compose.js';
-import { recordHardBounce, stopEnrollment, stopReasonForSuppression } from './effects.js';
-import { toMessageEventView } from './message-view.js';
+import {
+  recordHardBounce,
+  stopEnrollment,
+  stopReasonForSuppression,
+} from '../enrollments/enrollment-effects.js';
+import { toMessageEventView } from '../threads/message.view.js';
 import { nextWindowOpening } from './send-window.js';
 import { classifySmtpFailure, type SmtpError } from './smtp-outcome.js';
 import {
@@ -67,7 +71,7 @@ import {
 } from './smtp-transport.pool.js';
 import { rows } from '../../database/query-rows.js';
 import { UTC_TODAY } from './sql.js';
-import { signUnsubscribeToken } from './unsubscribe-token.js';
+import { signUnsubscribeToken } from '../unsubscribe/unsubscribe-token.js';
 
 /** Enrollments claimed per tick and process. */
 export const CLAIM_BATCH = 400;

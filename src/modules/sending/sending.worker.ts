@@ -9,8 +9,8 @@
 import { Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { logger } from '../../common/logging/logger.js';
 import { appConfig } from '../../config/app-config.js';
-import { ImapPoller } from './imap-poller.service.js';
-import { RetentionService } from './retention.service.js';
+import { ImapPoller } from '../inbound/imap-poller.service.js';
+import { MessageRetentionService } from '../threads/message-retention.service.js';
 import { CLAIM_BATCH, SendEngine } from './send-engine.service.js';
 
 const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
@@ -66,7 +66,7 @@ export class SendingWorker implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(
     private readonly engine: SendEngine,
     private readonly poller: ImapPoller,
-    private readonly retention: RetentionService,
+    private readonly retention: MessageRetentionService,
   ) {}
 
   onApplicationBootstrap(): void {

@@ -7,13 +7,9 @@ import { ApiCollectionResponse, ApiDataResponse, ApiErrorResponses } from '../..
 import { IntIdPipe } from '../../common/http/id-params.js';
 import { collection, PageQueryDto, type Collection } from '../../common/http/pagination.js';
 import { ListThreadsQueryDto, MessageResponseDto, ThreadResponseDto } from './dto/thread.dto.js';
-import {
-  ThreadsService,
-  toMessageView,
-  toThreadView,
-  type MessageView,
-  type ThreadView,
-} from './threads.service.js';
+import { toMessageView, type MessageView } from './message.view.js';
+import { toThreadView, type ThreadView } from './thread.view.js';
+import { ThreadsService } from './threads.service.js';
 
 @ApiTags('threads')
 @Controller()

@@ -5,73 +5,9 @@ import { paginate, type Page, type PageQueryDto } from '../../common/http/pagina
 import type { ListThreadsQueryDto } from './dto/thread.dto.js';
 import type { Message } from './entities/message.entity.js';
 import type { Thread } from './entities/thread.entity.js';
+import { toMessageView, type MessageView } from './message.view.js';
+import { toThreadView, type ThreadView } from './thread.view.js';
 import { MessagesRepository, ThreadsRepository } from './threads.repository.js';
-
-const iso = (d: Date | null): string | null => d?.toISOString() ?? null;
-
-export interface ThreadView {
-  id: number;
-  inbox_id: string;
-  contact_id: number;
-  enrollment_id: number | null;
-  campaign_id: number | null;
-  subject: string;
-  message_count: number;
-  last_message_at: string | null;
-  created_at: string;
-}
-
-export const toThreadView = (t: Thread): ThreadView => ({
-  id: t.id,
-  inbox_id: t.inboxId,
-  contact_id: t.contactId,
-  enrollment_id: t.enrollmentId,
-  campaign_id: t.campaignId,
-  subject: t.subject,
-  message_count: t.messageCount,
-  last_message_at: iso(t.lastMessageAt),
-  created_at: t.createdAt.toISOString(),
-});
-
-export interface MessageView {
-  id: number;
-  thread_id: number;
-  direction: Message['direction'];
-  kind: Message['kind'];
-  from: string;
-  to: string;
-  subject: string | null;
-  body: string | null;
-  body_purged_at: string | null;
-  message_id: string | null;
-  in_reply_to: string | null;
-  status: Message['status'];
-  sent_at: string | null;
-  received_at: string | null;
-  step_position: number | null;
-  error: string | null;
-  created_at: string;
-}
-
-export const toMessageView = (m: Message): MessageView => ({
-  id: m.id,
-  thread_id: m.threadId,
-  direction: m.direction,
-  kind: m.kind,
-  from: m.fromAddress,
-  to: m.toAddress,
-  subject: m.subject,
-  body: m.bodyPurgedAt ? null : m.body,
-  body_purged_at: iso(m.bodyPurgedAt),
-  message_id: m.messageId,
-  in_reply_to: m.inReplyTo,
-  status: m.status,
-  sent_at: iso(m.sentAt),
-  received_at: iso(m.receivedAt),
-  step_position: m.stepPosition,
-  error: m.error ?? null,
-  created_at: m.createdAt.toISOString(),
-});
 
 @Injectable()
 export class ThreadsService {

@@ -21,8 +21,8 @@ import { recordEvent } from '../events/outbox.js';
 import type { Inbox } from '../inboxes/entities/inbox.entity.js';
 import { Message, type MessageKind } from '../threads/entities/message.entity.js';
 import { classify, referencedMessageIds, type Classification } from './classify.js';
-import { recordHardBounce, stopEnrollment } from './effects.js';
-import { toMessageEventView } from './message-view.js';
+import { recordHardBounce, stopEnrollment } from '../enrollments/enrollment-effects.js';
+import { toMessageEventView } from '../threads/message.view.js';
 import { rows } from '../../database/query-rows.js';
 
 /** Bodies kept for inbound mail are cut here (the raw mail is not stored). */

@@ -12,7 +12,7 @@ import { rows } from '../../database/query-rows.js';
 const BATCH = 5000;
 
 @Injectable()
-export class RetentionService {
+export class MessageRetentionService {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
   /** Returns how many bodies were purged. */

@@ -5,10 +5,10 @@
  */
 import type { EntityManager } from 'typeorm';
 import { bumpMetric } from '../analytics/metrics.js';
-import type { StopReason } from '../enrollments/enrollment-state.js';
+import type { StopReason } from './enrollment-state.js';
 import { recordEvent } from '../events/outbox.js';
 import { suppressAddress } from '../suppressions/suppression-store.js';
-import type { BounceType } from './classify.js';
+import type { BounceType } from '../inbound/classify.js';
 import { rows } from '../../database/query-rows.js';
 
 /** active|paused → stopped with a reason; a no-op for an enrollment already finished. */

@@ -1,0 +1,28 @@
+/** A thread as the API and events show it. */
+import type { Thread } from './entities/thread.entity.js';
+
+const iso = (d: Date | null): string | null => d?.toISOString() ?? null;
+
+export interface ThreadView {
+  id: number;
+  inbox_id: string;
+  contact_id: number;
+  enrollment_id: number | null;
+  campaign_id: number | null;
+  subject: string;
+  message_count: number;
+  last_message_at: string | null;
+  created_at: string;
+}
+
+export const toThreadView = (t: Thread): ThreadView => ({
+  id: t.id,
+  inbox_id: t.inboxId,
+  contact_id: t.contactId,
+  enrollment_id: t.enrollmentId,
+  campaign_id: t.campaignId,
+  subject: t.subject,
+  message_count: t.messageCount,
+  last_message_at: iso(t.lastMessageAt),
+  created_at: t.createdAt.toISOString(),
+});

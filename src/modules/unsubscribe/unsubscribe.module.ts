@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { UnsubscribeController } from './unsubscribe.controller.js';
+import { UnsubscribeService } from './unsubscribe.service.js';
+
+/**
+ * One-click unsubscribe (`GET`/`POST /u/{token}`, RFC 8058): signed tokens (unsubscribe-token.ts, also
+ * used by the send path to build `List-Unsubscribe`), a confirmation page, and the suppression.
+ */
+@Module({
+  controllers: [UnsubscribeController],
+  providers: [UnsubscribeService],
+})
+export class UnsubscribeModule {}
