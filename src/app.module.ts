@@ -2,13 +2,14 @@ import { Module, type DynamicModule, type Type } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiKeyGuard } from './common/auth/api-key.guard.js';
+import { IdempotencyRecord } from './common/idempotency/idempotency-record.entity.js';
 import { EnvelopeExceptionFilter } from './common/http/exception.filter.js';
 import { ServiceValidationPipe } from './common/http/validation.js';
 import { IdempotencyInterceptor } from './common/idempotency/idempotency.interceptor.js';
 import { QueueModule } from './common/queue/queue.module.js';
 import { RateLimitService } from './common/rate-limit/rate-limit.service.js';
 import { RedisModule } from './common/redis/redis.module.js';
-import { dataSourceOptions } from './database/data-source.js';
+import { nestDataSourceOptions } from './database/data-source.js';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module.js';
 import { ContactsModule } from './modules/contacts/contacts.module.js';
 import { SuppressionsModule } from './modules/suppressions/suppressions.module.js';
@@ -27,6 +28,7 @@ import { HealthModule } from './modules/health/health.module.js';
 import { OrganizationsModule } from './modules/organizations/organizations.module.js';
 import { ProvisioningModule } from './modules/provisioning/provisioning.module.js';
 import { WorkspacesModule } from './modules/workspaces/workspaces.module.js';
+import { EventsModule } from './modules/events/events.module.js';
 
 /** Domain modules, one line each. */
 export const DOMAIN_MODULES: Array<Type<unknown> | DynamicModule> = [
@@ -35,6 +37,7 @@ export const DOMAIN_MODULES: Array<Type<unknown> | DynamicModule> = [
   ApiKeysModule,
   HealthModule,
   ProvisioningModule,
+  EventsModule,
   ContactsModule,
   SuppressionsModule,
   SequencesModule,
@@ -52,13 +55,13 @@ export const DOMAIN_MODULES: Array<Type<unknown> | DynamicModule> = [
 
 /** Infrastructure shared by the HTTP app, the workers and the CLI. */
 export const CORE_MODULES: Array<Type<unknown> | DynamicModule> = [
-  TypeOrmModule.forRootAsync({ useFactory: () => dataSourceOptions() }),
+  TypeOrmModule.forRootAsync({ useFactory: () => nestDataSourceOptions() }),
   RedisModule,
   QueueModule,
 ];
 
 @Module({
-  imports: [...CORE_MODULES, ...DOMAIN_MODULES],
+  imports: [...CORE_MODULES, TypeOrmModule.forFeature([IdempotencyRecord]), ...DOMAIN_MODULES],
   providers: [
     RateLimitService,
     { provide: APP_GUARD, useClass: ApiKeyGuard },

@@ -16,3 +16,21 @@ describe('schema: migrations only', () => {
     }
   });
 });
+
+describe('schema: entities', () => {
+  it('the entities the modules register are exactly the tooling list (src/database/entities.ts)', async () => {
+    const { bootApp } = await import('./helpers/app.js');
+    const { DataSource } = await import('typeorm');
+    const { ENTITIES } = await import('../src/database/entities.js');
+    const app = await bootApp();
+    try {
+      const loaded = app
+        .get(DataSource)
+        .entityMetadatas.map((m) => (m.target as { name: string }).name)
+        .sort();
+      expect(loaded).toEqual(ENTITIES.map((e) => e.name).sort());
+    } finally {
+      await app.close();
+    }
+  });
+});

@@ -1,4 +1,8 @@
-/** Every entity, listed once. Add a new entity here (one line per entity). */
+/**
+ * Every entity, for the tools that run without Nest (migrations, the drift check, migration:generate).
+ * The applications load entities from their modules (`TypeOrmModule.forFeature`); the schema test
+ * fails when this list and the modules' disagree, so a new entity is registered in its module and here.
+ */
 import { IdempotencyRecord } from '../common/idempotency/idempotency-record.entity.js';
 import { DailyMetric } from '../modules/analytics/entities/daily-metric.entity.js';
 import { ApiKey } from '../modules/api-keys/entities/api-key.entity.js';

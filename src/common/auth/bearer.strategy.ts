@@ -1,14 +1,14 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { Strategy } from 'passport-http-bearer';
-import { ApiKeyAuthService } from '../../modules/api-keys/api-key-auth.service.js';
 import { ApiError } from '../http/api-error.js';
 import type { Principal } from './principal.js';
+import { PRINCIPAL_RESOLVER, type PrincipalResolver } from './principal-resolver.js';
 
 /** passport-http-bearer: the token from `Authorization: Bearer …` resolved to a Principal. */
 @Injectable()
 export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
-  constructor(private readonly keys: ApiKeyAuthService) {
+  constructor(@Inject(PRINCIPAL_RESOLVER) private readonly keys: PrincipalResolver) {
     super();
   }
 

@@ -1,15 +1,16 @@
 /**
  * Base of every admin command: `--json` prints one JSON object on stdout and nothing else; failures
- * exit non-zero with a one-line reason on stderr (CONTRACT §9).
+ * exit non-zero with a one-line reason on stderr.
  */
 import { CommandRunner, Option } from 'nest-commander';
 import { ApiError } from '../http/api-error.js';
+import { CliError } from './cli-error.js';
 
 export interface JsonFlag {
   json?: boolean;
 }
 
-export class CliError extends Error {}
+export { CliError };
 
 export abstract class JsonCommand<O extends JsonFlag = JsonFlag> extends CommandRunner {
   protected abstract execute(params: string[], options: O): Promise<Record<string, unknown>>;

@@ -11,6 +11,6 @@ import { Campaign } from './entities/campaign.entity.js';
   imports: [TypeOrmModule.forFeature([Campaign]), SequencesModule, InboxesModule],
   controllers: [CampaignsController],
   providers: [CampaignsRepository, CampaignsService],
-  exports: [CampaignsRepository],
+  exports: [CampaignsRepository, CampaignsService],
 })
 export class CampaignsModule {}

@@ -1,4 +1,7 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { InboxPacing } from './entities/inbox-pacing.entity.js';
+import { SendCounter } from './entities/send-counter.entity.js';
 import { workerProviders } from '../../common/queue/worker-providers.js';
 import { InboundModule } from '../inbound/inbound.module.js';
 import { ThreadsModule } from '../threads/threads.module.js';
@@ -11,7 +14,7 @@ import { SmtpTransportPool } from './smtp-transport.pool.js';
  * `SendingWorker` also runs the IMAP poll (inbound module) and the body retention purge (threads).
  */
 @Module({
-  imports: [InboundModule, ThreadsModule],
+  imports: [TypeOrmModule.forFeature([InboxPacing, SendCounter]), InboundModule, ThreadsModule],
   providers: [SendEngine, SmtpTransportPool, ...workerProviders(SendingWorker)],
   exports: [SendEngine],
 })

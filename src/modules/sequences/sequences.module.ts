@@ -9,6 +9,6 @@ import { SequencesService } from './sequences.service.js';
   imports: [TypeOrmModule.forFeature([Sequence])],
   controllers: [SequencesController],
   providers: [SequencesRepository, SequencesService],
-  exports: [SequencesRepository],
+  exports: [SequencesRepository, SequencesService],
 })
 export class SequencesModule {}

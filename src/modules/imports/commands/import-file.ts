@@ -5,15 +5,13 @@
  */
 import { constants, createReadStream } from 'node:fs';
 import { access } from 'node:fs/promises';
+import { CliError } from '../../../common/cli/cli-error.js';
 import { ApiError } from '../../../common/http/api-error.js';
 import { isUuid } from '../../../common/http/id-params.js';
 import type { ImportProgress, ImportRunner } from '../import-runner.js';
 import type { ImportView } from '../import-view.js';
 import type { ImportsService } from '../imports.service.js';
 import { importBodyItems, type ImportBodyItem } from '../import-body.js';
-
-/** A one-line failure reason for the CLI (printed on stderr, exit 1). */
-export class CliError extends Error {}
 
 export interface ImportFileOptions {
   workspace: string;

@@ -11,17 +11,11 @@ import { JsonCommand, parseIntFlag, type JsonFlag } from '../../../common/cli/js
 import { PROVISIONING_SCOPES, WORKSPACE_SCOPES } from '../../../common/auth/scopes.js';
 import { appConfig } from '../../../config/app-config.js';
 import { ApiKeysService } from '../../api-keys/api-keys.service.js';
-import { CampaignsRepository } from '../../campaigns/campaigns.repository.js';
 import { CampaignsService } from '../../campaigns/campaigns.service.js';
 import type { CreateCampaignDto } from '../../campaigns/dto/campaign.dto.js';
-import { Campaign } from '../../campaigns/entities/campaign.entity.js';
-import { Inbox } from '../../inboxes/entities/inbox.entity.js';
-import { InboxesRepository } from '../../inboxes/inboxes.repository.js';
 import { connectInbox } from '../../inboxes/inboxes.service.js';
 import { OrganizationsService } from '../../organizations/organizations.service.js';
 import type { CreateSequenceDto } from '../../sequences/dto/sequence.dto.js';
-import { Sequence } from '../../sequences/entities/sequence.entity.js';
-import { SequencesRepository } from '../../sequences/sequences.repository.js';
 import { SequencesService } from '../../sequences/sequences.service.js';
 import { WorkspacesService } from '../../workspaces/workspaces.service.js';
 
@@ -44,6 +38,8 @@ export class DemoCommand extends JsonCommand<Flags> {
     private readonly organizations: OrganizationsService,
     private readonly workspaces: WorkspacesService,
     private readonly keys: ApiKeysService,
+    private readonly sequences: SequencesService,
+    private readonly campaigns: CampaignsService,
   ) {
     super();
   }
@@ -89,15 +85,7 @@ export class DemoCommand extends JsonCommand<Flags> {
       smtp: { host: smtpHost, port: smtpPort, secure: false, user: null, password: null },
     });
 
-    const sequenceRepo = new SequencesRepository(this.db.getRepository(Sequence));
-    const sequences = new SequencesService(sequenceRepo, this.db);
-    const campaigns = new CampaignsService(
-      new CampaignsRepository(this.db.getRepository(Campaign)),
-      sequenceRepo,
-      new InboxesRepository(this.db.getRepository(Inbox)),
-      this.db,
-    );
-    const sequence = await sequences.create(workspace.id, {
+    const sequence = await this.sequences.create(workspace.id, {
       name: 'Demo sequence',
       steps: [
         {
@@ -114,8 +102,8 @@ export class DemoCommand extends JsonCommand<Flags> {
         },
       ],
     } as CreateSequenceDto);
-    await sequences.publish(workspace.id, sequence.id);
-    const created = await campaigns.create(workspace.id, {
+    await this.sequences.publish(workspace.id, sequence.id);
+    const created = await this.campaigns.create(workspace.id, {
       name: 'Demo campaign',
       sequence_id: sequence.id,
       inbox_ids: [inbox.id],
@@ -126,7 +114,7 @@ export class DemoCommand extends JsonCommand<Flags> {
         end_time: '24:00',
       },
     } as CreateCampaignDto);
-    const campaign = await campaigns.update(workspace.id, created.id, { status: 'active' });
+    const campaign = await this.campaigns.update(workspace.id, created.id, { status: 'active' });
 
     return {
       organization_id: org.id,

@@ -1,0 +1,10 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { EventRecord } from './entities/event.entity.js';
+
+/**
+ * The events outbox: every module that changes something integrators hear about writes its event in
+ * the same transaction (outbox.ts); the webhooks module turns committed events into deliveries.
+ */
+@Module({ imports: [TypeOrmModule.forFeature([EventRecord])] })
+export class EventsModule {}
