@@ -29,6 +29,8 @@ import { OrganizationsModule } from './modules/organizations/organizations.modul
 import { ProvisioningModule } from './modules/provisioning/provisioning.module.js';
 import { WorkspacesModule } from './modules/workspaces/workspaces.module.js';
 import { EventsModule } from './modules/events/events.module.js';
+import { WorkerModule } from './worker/worker.module.js';
+import { IdempotencySweeper } from './common/idempotency/idempotency-sweeper.js';
 
 /** Domain modules, one line each. */
 export const DOMAIN_MODULES: Array<Type<unknown> | DynamicModule> = [
@@ -51,6 +53,7 @@ export const DOMAIN_MODULES: Array<Type<unknown> | DynamicModule> = [
   SendingModule,
   UnsubscribeModule,
   InboundModule,
+  WorkerModule,
 ];
 
 /** Infrastructure shared by the HTTP app, the workers and the CLI. */
@@ -67,6 +70,7 @@ export const CORE_MODULES: Array<Type<unknown> | DynamicModule> = [
     { provide: APP_GUARD, useClass: ApiKeyGuard },
     // Bound to POST and PATCH handlers by bindIdempotency() (app.factory.ts), not globally.
     IdempotencyInterceptor,
+    IdempotencySweeper,
     { provide: APP_PIPE, useClass: ServiceValidationPipe },
     { provide: APP_FILTER, useClass: EnvelopeExceptionFilter },
   ],

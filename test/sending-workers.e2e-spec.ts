@@ -75,8 +75,8 @@ describe('sending with worker processes', () => {
     const helpers = await import('./helpers/app.js');
     createTenant = (a) => helpers.createTenant(a);
     app = await helpers.bootApp();
-    const { SendingWorker } = await import('../src/modules/sending/sending.worker.js');
-    expect(() => app.get(SendingWorker)).toThrow(); // no send loop in this process
+    const { WorkerRunner } = await import('../src/worker/worker.module.js');
+    expect(() => app.get(WorkerRunner)).toThrow(); // no send loop in this process
     db = app.get(DataSource);
     // Same step as `npm run cli`: build dist/ when it is missing or older than src/.
     execFileSync(process.execPath, ['scripts/ensure-built.mjs'], { stdio: ['ignore', 'ignore', 'inherit'] });

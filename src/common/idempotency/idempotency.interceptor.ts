@@ -47,8 +47,6 @@ const TTL_HOURS = 24;
 export const LEASE_SECONDS = 60;
 const leaseSeconds = (): number => Math.min(LEASE_SECONDS, appConfig().idempotencyLeaseSeconds);
 /** Expired records are deleted in batches, at most this often per process, off the request path. */
-const SWEEP_EVERY_MS = 10 * 60_000;
-const SWEEP_BATCH = 5000;
 
 interface StoredResponse {
   status: number;
@@ -57,8 +55,6 @@ interface StoredResponse {
 
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
-  private lastSweep = 0;
-
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   intercept(ctx: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -134,7 +130,6 @@ export class IdempotencyInterceptor implements NestInterceptor {
    * Returns the claim's identity (its `created_at`, as text), or null if someone else holds the key.
    */
   private async claim(tenant: string, key: string, fingerprint: string): Promise<string | null> {
-    this.sweepExpired();
     const rows = (await this.db.query(
       `INSERT INTO idempotency_keys (tenant, key, fingerprint, state, created_at, expires_at)
        VALUES ($1, $2, $3, 'processing', now(), now() + make_interval(secs => $4))
@@ -203,18 +198,6 @@ export class IdempotencyInterceptor implements NestInterceptor {
       logger.error({ err: String(err) }, 'could not store idempotent response');
       await this.release(tenant, key, claim);
     }
-  }
-
-  /** Deletes expired records (a claim replaces an expired one anyway; this keeps the table small). */
-  private sweepExpired(): void {
-    if (Date.now() - this.lastSweep < SWEEP_EVERY_MS) return;
-    this.lastSweep = Date.now();
-    this.db
-      .query(
-        `DELETE FROM idempotency_keys WHERE ctid IN
-           (SELECT ctid FROM idempotency_keys WHERE expires_at <= now() LIMIT ${SWEEP_BATCH})`,
-      )
-      .catch((err: unknown) => logger.warn({ err: String(err) }, 'could not sweep idempotency keys'));
   }
 
   private async release(tenant: string, key: string, claim: string): Promise<void> {

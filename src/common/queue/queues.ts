@@ -1,8 +1,7 @@
-/** Queue names, in one place (STYLE §9). Each queue's jobs carry the tenant id in their payload. */
+/**
+ * Bull queue names, in one place. Each queue's jobs carry the tenant id in their payload; every name
+ * here must have a job in the worker registry (src/worker/worker.registry.ts), checked at start-up.
+ */
 export enum QueueName {
   Imports = 'imports',
-  Sending = 'sending',
-  Webhooks = 'webhooks',
-  Mail = 'mail',
-  Maintenance = 'maintenance',
 }

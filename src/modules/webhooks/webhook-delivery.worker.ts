@@ -16,7 +16,6 @@ import { unseal } from '../../common/crypto/crypto.js';
 import { webhookSecretAt } from '../../common/crypto/sealed-columns.js';
 import { logger } from '../../common/logging/logger.js';
 import { appConfig } from '../../config/app-config.js';
-import { Waker } from './loop.js';
 import { signedHeaders, standardKey } from './signing.js';
 import {
   checkTarget,
@@ -125,8 +124,8 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
   private http: WebhookHttpClient;
   private resolver: Resolver;
   private running = false;
-  private loop: Promise<void> | null = null;
-  private readonly waker = new Waker();
+  /** This process's `webhook-delivery` loop (worker registry), bound at start. */
+  private loop: { wake(): void; stop?(): Promise<void> } | null = null;
   private inFlight = 0;
   /** The last claim filled its batch, so more may be due: a finished attempt claims again at once. */
   private backlog = false;
@@ -145,13 +144,22 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
     this.http = new WebhookHttpClient(this.settings.timeoutMs);
     this.resolver = resolverWithTimeout(systemResolver, this.settings.timeoutMs);
     this.running = true;
-    this.loop = this.run();
+    // The loop may have made an idle pass before this hook ran (hooks run in module order).
+    this.loop?.wake();
+  }
+
+  bindLoop(loop: { wake(): void; stop?(): Promise<void> }): void {
+    this.loop = loop;
+  }
+
+  /** The pause between idle passes. */
+  get pollMs(): number {
+    return (this.settings ?? webhookSettings()).pollMs;
   }
 
   async onModuleDestroy(): Promise<void> {
     this.running = false;
-    this.waker.wake();
-    await this.loop;
+    await this.loop?.stop?.();
     this.queue.length = 0;
     await Promise.allSettled([...this.attempts]);
     await this.flushing;
@@ -161,7 +169,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
 
   /** Called when new deliveries exist (dispatcher) or an endpoint is re-enabled. */
   wake(): void {
-    this.waker.wake();
+    this.loop?.wake();
   }
 
   /** Seconds a claimed delivery stays leased to this process. */
@@ -208,31 +216,30 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
     }
   }
 
-  private async run(): Promise<void> {
-    const { concurrency, pollMs } = this.settings;
-    const leaseSeconds = this.leaseSeconds;
+  /**
+   * One pass of the `webhook-delivery` loop: claims due deliveries up to the free slots and starts
+   * their attempts. True when the claim filled its batch (more may be due right now).
+   */
+  async pass(): Promise<boolean> {
+    if (!this.running) return false;
+    const { concurrency } = this.settings;
     const batch = Math.max(1, Math.min(200, concurrency));
-    while (this.running) {
-      const free = concurrency - this.inFlight - this.queue.length;
-      if (free < Math.min(batch, Math.ceil(concurrency / 4))) {
-        await this.waker.sleep(pollMs);
-        continue;
-      }
-      let claimed: ClaimedRow[] = [];
-      try {
-        const raw = (await this.db.query(CLAIM_SQL, [Math.min(free, batch), leaseSeconds])) as [
-          ClaimedRow[],
-          number,
-        ];
-        claimed = raw[0];
-      } catch (err) {
-        if (!this.running) break;
-        logger.error({ err }, 'webhook delivery claim failed');
-      }
-      for (const row of claimed) this.start(row);
-      this.backlog = claimed.length >= Math.min(free, batch);
-      if (!this.backlog) await this.waker.sleep(pollMs);
+    const free = concurrency - this.inFlight - this.queue.length;
+    if (free < Math.min(batch, Math.ceil(concurrency / 4))) return false;
+    let claimed: ClaimedRow[];
+    try {
+      const raw = (await this.db.query(CLAIM_SQL, [Math.min(free, batch), this.leaseSeconds])) as [
+        ClaimedRow[],
+        number,
+      ];
+      claimed = raw[0];
+    } catch (err) {
+      this.backlog = false;
+      throw err;
     }
+    for (const row of claimed) this.start(row);
+    this.backlog = claimed.length >= Math.min(free, batch);
+    return this.backlog;
   }
 
   private start(row: ClaimedRow): void {
@@ -263,7 +270,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
         this.inFlight -= 1;
         this.attempts.delete(p);
         this.pump();
-        if (this.backlog) this.waker.wake();
+        if (this.backlog) this.loop?.wake();
       });
     this.attempts.add(p);
   }

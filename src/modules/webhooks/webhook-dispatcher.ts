@@ -11,7 +11,6 @@ import { logger } from '../../common/logging/logger.js';
 import { appConfig } from '../../config/app-config.js';
 import { pgPool, type PgClient } from '../../database/pg-pool.js';
 import { onOutboxWrite, OUTBOX_CHANNEL } from '../events/outbox.js';
-import { Waker } from './loop.js';
 import { OCCURRED_AT_ISO, WebhookDeliveryWorker, type ClaimedRow } from './webhook-delivery.worker.js';
 import { webhookSettings } from './webhook-settings.js';
 
@@ -71,8 +70,8 @@ const MIN_HANDOFF = 400;
 @Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
   private running = false;
-  private loop: Promise<void> | null = null;
-  private readonly waker = new Waker();
+  /** This process's `webhook-dispatch` loop (worker registry), bound at start. */
+  private loop: { wake(): void; stop?(): Promise<void> } | null = null;
   private unsubscribe: (() => void) | null = null;
   private listener: PgClient | null = null;
   /** After an idle pass, take a small first batch so the first deliveries start at once. */
@@ -85,16 +84,29 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
 
   onApplicationBootstrap(): void {
     this.running = true;
-    this.unsubscribe = onOutboxWrite(() => this.waker.wake());
+    this.unsubscribe = onOutboxWrite(() => this.wake());
     void this.listen();
-    this.loop = this.run();
+    // The loop may have made an idle pass before this hook ran (hooks run in module order).
+    this.wake();
+  }
+
+  bindLoop(loop: { wake(): void; stop?(): Promise<void> }): void {
+    this.loop = loop;
+  }
+
+  /** The pause between idle passes. */
+  get pollMs(): number {
+    return webhookSettings().pollMs;
+  }
+
+  private wake(): void {
+    this.loop?.wake();
   }
 
   async onModuleDestroy(): Promise<void> {
     this.running = false;
     this.unsubscribe?.();
-    this.waker.wake();
-    await this.loop;
+    await this.loop?.stop?.();
     this.listener?.release(true);
     this.listener = null;
   }
@@ -108,7 +120,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     try {
       const client = await pgPool(this.db).connect();
       this.listener = client;
-      client.on('notification', () => this.waker.wake());
+      client.on('notification', () => this.wake());
       client.on('error', () => {
         // Released already (shutdown, or an earlier error): releasing twice throws inside pg-pool.
         if (this.listener !== client) return;
@@ -151,30 +163,24 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     return { events: rows[0]?.events ?? 0, deliveries: rows.filter((r) => r.id !== null).length };
   }
 
-  private async run(): Promise<void> {
-    const { pollMs } = webhookSettings();
-    while (this.running) {
-      let full = false;
-      try {
-        const immediate = (appConfig().webhookRetryScheduleSeconds[0] ?? 0) === 0;
-        const room = this.deliveries.room();
-        if (immediate && room < MIN_HANDOFF) {
-          // The local loop is saturated: leave the events to other processes until room frees up.
-          this.deliveries.whenRoom(() => this.waker.wake());
-          await this.waker.sleep(pollMs);
-          continue;
-        }
-        const batch = this.idle ? FIRST_BATCH : BATCH;
-        const limit = immediate ? Math.min(batch, room) : batch;
-        const r = immediate ? await this.dispatchAndLease(limit) : await this.dispatchOnce();
-        if (r.deliveries > 0) this.deliveries.wake();
-        full = r.events >= limit;
-        this.idle = r.events === 0;
-      } catch (err) {
-        if (!this.running) break;
-        logger.error({ err }, 'webhook dispatcher pass failed');
-      }
-      if (!full) await this.waker.sleep(pollMs);
+  /**
+   * One pass of the `webhook-dispatch` loop: turns committed events into deliveries and hands those of
+   * enabled endpoints to this process's delivery loop. True when the batch was full (more waiting).
+   */
+  async pass(): Promise<boolean> {
+    if (!this.running) return false;
+    const immediate = (appConfig().webhookRetryScheduleSeconds[0] ?? 0) === 0;
+    const room = this.deliveries.room();
+    if (immediate && room < MIN_HANDOFF) {
+      // The local loop is saturated: leave the events to other processes until room frees up.
+      this.deliveries.whenRoom(() => this.wake());
+      return false;
     }
+    const batch = this.idle ? FIRST_BATCH : BATCH;
+    const limit = immediate ? Math.min(batch, room) : batch;
+    const r = immediate ? await this.dispatchAndLease(limit) : await this.dispatchOnce();
+    if (r.deliveries > 0) this.deliveries.wake();
+    this.idle = r.events === 0;
+    return r.events >= limit;
   }
 }

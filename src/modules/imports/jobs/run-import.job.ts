@@ -6,7 +6,7 @@
  * request answered 202 anyway (the batch is staged in PostgreSQL); this is what runs it.
  */
 import { OnQueueFailed, Process, Processor } from '@nestjs/bull';
-import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { Job } from 'bull';
 import { logger } from '../../../common/logging/logger.js';
 import { QueueName } from '../../../common/queue/queues.js';
@@ -21,8 +21,11 @@ const RECOVERY_DEADLINE_MS = 30_000;
 
 @Processor(QueueName.Imports)
 @Injectable()
-export class RunImportJob implements OnApplicationBootstrap, OnApplicationShutdown {
-  private sweeper?: NodeJS.Timeout;
+export class RunImportJob {
+  /** How often the recovery loop (worker registry: `import-recovery`) runs. */
+  readonly sweepMs = SWEEP_MS;
+  /** A batch still queued this long after its request lost its enqueue. */
+  readonly recoverAfterMs = RECOVER_AFTER_MS;
   private recovering = false;
 
   constructor(
@@ -49,18 +52,11 @@ export class RunImportJob implements OnApplicationBootstrap, OnApplicationShutdo
     }
   }
 
-  onApplicationBootstrap(): void {
-    // Not awaited: a slow Redis must not hold up the start of the process.
-    void this.recover();
-    this.sweeper = setInterval(() => void this.recover(RECOVER_AFTER_MS), SWEEP_MS);
-    this.sweeper.unref();
-  }
-
-  onApplicationShutdown(): void {
-    if (this.sweeper) clearInterval(this.sweeper);
-  }
-
-  private async recover(queuedForMs?: number): Promise<void> {
+  /**
+   * Re-enqueues unfinished imports: all of them (`queuedForMs` unset, at start), or those still
+   * queued after `queuedForMs`. Bounded by a deadline, so a hung Redis cannot hold the loop.
+   */
+  async recover(queuedForMs?: number): Promise<void> {
     if (this.recovering) return;
     this.recovering = true;
     let timer: NodeJS.Timeout | undefined;

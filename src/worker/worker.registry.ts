@@ -1,0 +1,145 @@
+/**
+ * Everything that runs in the background, in one list: the timer loops, the Bull jobs and their
+ * queues, with the role that runs them. `WorkerRunner` starts and stops the loops from this list;
+ * `checkWorkerRegistry` (run at start-up and by a test) fails fast when a declared job has no handler
+ * or a queue name is declared without a job.
+ *
+ * Roles: `APP_ROLE=all` runs the API and everything here; `worker` runs everything here; `api` runs
+ * none of it (it only enqueues). Every worker process runs every loop: claims use leases and
+ * `SKIP LOCKED`, capacity is reserved atomically, so any number of processes is safe.
+ *
+ * Why timer loops and not Bull repeatable jobs: each pass is already a bounded, idempotent unit of
+ * work that any process may run at any time, with its state in PostgreSQL; a queue would add a second
+ * source of truth without adding a guarantee. Bull is used where a unit of work is requested by an
+ * API call and must survive until some worker takes it (an import).
+ */
+import type { Type } from '@nestjs/common';
+import type { AppConfig } from '../config/app-config.js';
+import { logger } from '../common/logging/logger.js';
+import { IdempotencySweeper } from '../common/idempotency/idempotency-sweeper.js';
+import { QueueName } from '../common/queue/queues.js';
+import { ImapPoller } from '../modules/inbound/imap-poller.service.js';
+import { RUN_IMPORT_JOB } from '../modules/imports/import-queue.js';
+import { RunImportJob } from '../modules/imports/jobs/run-import.job.js';
+import { CLAIM_BATCH, SendEngine } from '../modules/sending/send-engine.service.js';
+import { MessageRetentionService } from '../modules/threads/message-retention.service.js';
+import { WebhookDeliveryWorker } from '../modules/webhooks/webhook-delivery.worker.js';
+import { WebhookDispatcher } from '../modules/webhooks/webhook-dispatcher.js';
+
+export type WorkerRole = 'worker';
+
+/** A service that owns its loop's wake-ups (LISTEN/NOTIFY, hand-offs) receives the loop. */
+export interface LoopOwner {
+  bindLoop(loop: { wake(): void }): void;
+}
+
+export interface LoopSpec<S = unknown> {
+  name: string;
+  role: WorkerRole;
+  /** The provider whose method does one pass (resolved from the application). */
+  provider: Type<S>;
+  /** Builds the pass for one process (a closure may keep per-process state, e.g. "first pass"). */
+  pass: (service: S) => () => Promise<boolean>;
+  intervalMs: (config: AppConfig, service: S) => number;
+  firstDelayMs: (config: AppConfig, service: S) => number;
+  /** Log message when a pass throws. */
+  errorMessage: string;
+}
+
+export interface JobSpec {
+  queue: QueueName;
+  name: string;
+  role: WorkerRole;
+  /** The @Processor class whose @Process(name) method handles the job. */
+  processor: Type<unknown>;
+}
+
+const spec = <S>(s: LoopSpec<S>): LoopSpec => s as LoopSpec;
+
+const HOUR_MS = 60 * 60 * 1000;
+
+export const LOOPS: LoopSpec[] = [
+  spec({
+    name: 'send',
+    role: 'worker',
+    provider: SendEngine,
+    pass: (engine) => async () => (await engine.tick()) >= CLAIM_BATCH,
+    intervalMs: (c) => c.sendTickMs,
+    firstDelayMs: (c) => Math.min(c.sendTickMs, 1000),
+    errorMessage: 'send tick failed',
+  }),
+  spec({
+    name: 'imap-poll',
+    role: 'worker',
+    provider: ImapPoller,
+    pass: (poller) => async () => {
+      await poller.pollAll();
+      return false;
+    },
+    intervalMs: (c) => c.imapPollSeconds * 1000,
+    firstDelayMs: (c) => Math.min(c.imapPollSeconds * 1000, 5000),
+    errorMessage: 'IMAP poll failed',
+  }),
+  spec({
+    name: 'message-retention',
+    role: 'worker',
+    provider: MessageRetentionService,
+    pass: (retention) => async () => {
+      const purged = await retention.purgeExpiredBodies();
+      if (purged) logger.info({ purged }, 'retention: message bodies purged');
+      return false;
+    },
+    intervalMs: () => HOUR_MS,
+    firstDelayMs: () => 60_000,
+    errorMessage: 'message body retention failed',
+  }),
+  spec({
+    name: 'idempotency-sweep',
+    role: 'worker',
+    provider: IdempotencySweeper,
+    pass: (sweeper) => () => sweeper.sweepOnce(),
+    intervalMs: (_, sweeper) => sweeper.intervalMs,
+    firstDelayMs: () => 1000,
+    errorMessage: 'could not sweep idempotency keys',
+  }),
+  spec({
+    name: 'import-recovery',
+    role: 'worker',
+    provider: RunImportJob,
+    pass: (job) => {
+      // The first pass after start re-enqueues every unfinished import; later ones only those still
+      // queued for a while (an enqueue lost while Redis was away).
+      let first = true;
+      return async () => {
+        await job.recover(first ? undefined : job.recoverAfterMs);
+        first = false;
+        return false;
+      };
+    },
+    intervalMs: (_, job) => job.sweepMs,
+    firstDelayMs: () => 0,
+    errorMessage: 'import recovery failed',
+  }),
+  spec({
+    name: 'webhook-dispatch',
+    role: 'worker',
+    provider: WebhookDispatcher,
+    pass: (dispatcher) => () => dispatcher.pass(),
+    intervalMs: (_, dispatcher) => dispatcher.pollMs,
+    firstDelayMs: () => 0,
+    errorMessage: 'webhook dispatcher pass failed',
+  }),
+  spec({
+    name: 'webhook-delivery',
+    role: 'worker',
+    provider: WebhookDeliveryWorker,
+    pass: (worker) => () => worker.pass(),
+    intervalMs: (_, worker) => worker.pollMs,
+    firstDelayMs: () => 0,
+    errorMessage: 'webhook delivery claim failed',
+  }),
+];
+
+export const JOBS: JobSpec[] = [
+  { queue: QueueName.Imports, name: RUN_IMPORT_JOB, role: 'worker', processor: RunImportJob },
+];
