@@ -59,12 +59,8 @@ async function main(): Promise<void> {
   logger.info(`listening on ${url}`);
   console.log(`listening on ${url}`);
   if (embedded.embeddedDatabase) {
-    const { DataSource } = await import('typeorm');
-    const ds = app.get(DataSource);
-    const [{ count }] = (await ds.query('SELECT count(*)::int AS count FROM organizations')) as Array<{
-      count: number;
-    }>;
-    if (count === 0) {
+    const { OrganizationsRepository } = await import('./modules/organizations/organizations.repository.js');
+    if ((await app.get(OrganizationsRepository).countAll()) === 0) {
       console.log(
         [
           '',

@@ -21,3 +21,8 @@ export async function rows<T = Record<string, unknown>>(
 ): Promise<T[]> {
   return rowsOf<T>(await manager.query(sql, params));
 }
+
+/** Whether `manager` is bound to an open transaction (functions that must run inside one check it). */
+export function inTransaction(manager: EntityManager): boolean {
+  return manager.queryRunner?.isTransactionActive === true;
+}

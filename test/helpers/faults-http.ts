@@ -4,6 +4,9 @@
  * running as a separate process: JSON calls with a deadline, and raw requests that send any bytes
  * with any headers and tolerate a server that answers before reading the whole body.
  */
+import { ApiKeysRepository } from '../../src/modules/api-keys/api-keys.repository.js';
+import { OrganizationsRepository } from '../../src/modules/organizations/organizations.repository.js';
+import { WorkspacesRepository } from '../../src/modules/workspaces/workspaces.repository.js';
 import { request as httpRequest } from 'node:http';
 import type { DataSource } from 'typeorm';
 import { WORKSPACE_SCOPES } from '../../src/common/auth/scopes.js';
@@ -32,13 +35,15 @@ export async function createFaultTenant(
   keyRateLimit: number | null = null,
 ): Promise<FaultTenant> {
   counter += 1;
-  const org = await new OrganizationsService(db.getRepository(Organization)).create(
+  const org = await new OrganizationsService(
+    new OrganizationsRepository(db.getRepository(Organization)),
+  ).create(`Faults ${counter}`, plan);
+  const { workspace } = await new WorkspacesService(db, new WorkspacesRepository(db)).create(
+    org.id,
     `Faults ${counter}`,
-    plan,
   );
-  const { workspace } = await new WorkspacesService(db).create(org.id, `Faults ${counter}`);
   // Minting needs only the database (the auth service is used by rotate, not by create).
-  const keys = new ApiKeysService(db, undefined as unknown as ApiKeyAuthService);
+  const keys = new ApiKeysService(new ApiKeysRepository(db), undefined as unknown as ApiKeyAuthService);
   const { token } = await keys.create({
     tier: 'workspace',
     workspaceId: workspace.id,

@@ -4,7 +4,7 @@
  */
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '../../common/http/api-error.js';
-import { paginate, type Page } from '../../common/http/pagination.js';
+import type { Page } from '../../common/http/pagination.js';
 import { DailyMetricsRepository } from './analytics.repository.js';
 import type { DailyMetricsQueryDto, DailyMetricView } from './dto/daily-metrics.dto.js';
 import type { DailyMetric } from './entities/daily-metric.entity.js';
@@ -43,11 +43,6 @@ export class AnalyticsService {
 
   daily(workspaceId: string, query: DailyMetricsQueryDto): Promise<Page<DailyMetric>> {
     const { from, to } = dayRange(query);
-    const qb = this.metrics
-      .query(workspaceId, 'm')
-      .andWhere('m.date BETWEEN :from::date AND :to::date', { from, to });
-    if (query.campaign_id !== undefined)
-      qb.andWhere('m.campaignId = :campaignId', { campaignId: query.campaign_id });
-    return paginate(qb, 'm', query, { tenant: workspaceId, route: 'analytics.daily' });
+    return this.metrics.page(workspaceId, query, { from, to, campaignId: query.campaign_id });
   }
 }

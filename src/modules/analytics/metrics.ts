@@ -1,22 +1,15 @@
 /**
- * Bumping a daily counter. Call inside the transaction that records the fact, with its manager.
+ * Bumping a daily counter from any module: call inside the transaction that records the fact, with
+ * its manager. The SQL is in analytics.repository.ts.
  */
 import type { EntityManager } from 'typeorm';
+import { DailyMetricCountersRepository, type MetricName } from './analytics.repository.js';
 
-export type MetricName =
-  'sent' | 'replied' | 'auto_replied' | 'bounced' | 'unsubscribed' | 'enrolled' | 'completed';
+export type { MetricName };
 
-const COLUMNS: Record<MetricName, string> = {
-  sent: 'sent',
-  replied: 'replied',
-  auto_replied: 'auto_replied',
-  bounced: 'bounced',
-  unsubscribed: 'unsubscribed',
-  enrolled: 'enrolled',
-  completed: 'completed',
-};
+const counters = new DailyMetricCountersRepository();
 
-export async function bumpMetric(
+export function bumpMetric(
   manager: EntityManager,
   workspaceId: string,
   campaignId: number,
@@ -24,11 +17,5 @@ export async function bumpMetric(
   by = 1,
   at: Date = new Date(),
 ): Promise<void> {
-  const column = COLUMNS[metric];
-  await manager.query(
-    `INSERT INTO daily_metrics (workspace_id, date, campaign_id, ${column})
-     VALUES ($1, ($4::timestamptz AT TIME ZONE 'UTC')::date, $2, $3)
-     ON CONFLICT (workspace_id, date, campaign_id) DO UPDATE SET ${column} = daily_metrics.${column} + EXCLUDED.${column}`,
-    [workspaceId, campaignId, by, at.toISOString()],
-  );
+  return counters.bump(workspaceId, campaignId, metric, manager, by, at);
 }

@@ -1,37 +1,13 @@
 /** Resolves a bearer token to a Principal: checksum first (no DB), then one indexed lookup of its hash. */
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import { hashToken, parseToken } from '../../common/auth/token.js';
 import type { Principal } from '../../common/auth/principal.js';
 import { DEFAULT_RATE_LIMIT } from '../../common/auth/scopes.js';
 import { appConfig } from '../../config/app-config.js';
 import { logger } from '../../common/logging/logger.js';
-import { pgPool } from '../../database/pg-pool.js';
+import { ApiKeysRepository, LOOKUP_SQL, type KeyRow } from './api-keys.repository.js';
 
-interface KeyRow {
-  id: number;
-  tier: 'workspace' | 'provisioning';
-  name: string;
-  prefix: string;
-  scopes: string[];
-  expires_at: Date | null;
-  allowed_ips: string[];
-  workspace_id: string | null;
-  org_id: string;
-  rate_limit: number | null;
-  org_rate_limit: number | null;
-  revoked_at: Date | null;
-}
-
-/** The one credential lookup (also run by the bench baseline, bench/me-baseline.mjs). */
-export const LOOKUP_SQL = `
-  SELECT k.id, k.tier, k.name, k.prefix, k.scopes, k.expires_at, k.allowed_ips, k.workspace_id,
-         o.id AS org_id, k.rate_limit, o.rate_limit AS org_rate_limit, k.revoked_at
-    FROM api_keys k
-    LEFT JOIN workspaces w ON w.id = k.workspace_id
-    JOIN organizations o ON o.id = COALESCE(k.organization_id, w.organization_id)
-   WHERE k.token_hash = $1`;
+export { LOOKUP_SQL };
 
 const LAST_USED_EVERY_MS = 60_000;
 
@@ -49,7 +25,7 @@ export class ApiKeyAuthService {
   private readonly lastUsedWrites = new Map<number, number>();
   private readonly cache = new Map<string, { row: KeyRow; until: number }>();
 
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(private readonly keys: ApiKeysRepository) {}
 
   async resolve(token: string): Promise<Principal | null> {
     const claimed = parseToken(token);
@@ -82,8 +58,7 @@ export class ApiKeyAuthService {
     const now = Date.now();
     const hit = this.cache.get(hash);
     if (hit && hit.until > now) return hit.row;
-    // The pg pool directly: one indexed query, without the ORM's per-call query runner.
-    const row = (await pgPool(this.db).query<KeyRow>(LOOKUP_SQL, [hash])).rows[0];
+    const row = await this.keys.findByTokenHashAcrossWorkspaces(hash);
     if (!row) {
       this.cache.delete(hash);
       return undefined;
@@ -98,7 +73,7 @@ export class ApiKeyAuthService {
     const now = Date.now();
     if (now - (this.lastUsedWrites.get(id) ?? 0) < LAST_USED_EVERY_MS) return;
     this.lastUsedWrites.set(id, now);
-    this.db.query('UPDATE api_keys SET last_used_at = now() WHERE id = $1', [id]).catch((err: unknown) => {
+    this.keys.markUsedAcrossWorkspaces(id).catch((err: unknown) => {
       logger.warn({ err: String(err) }, 'could not record last_used_at');
     });
   }

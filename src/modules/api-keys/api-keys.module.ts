@@ -4,6 +4,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { BearerStrategy } from '../../common/auth/bearer.strategy.js';
 import { PRINCIPAL_RESOLVER } from '../../common/auth/principal-resolver.js';
 import { ApiKeyAuthService } from './api-key-auth.service.js';
+import { ApiKeysRepository } from './api-keys.repository.js';
 import { ApiKeysService } from './api-keys.service.js';
 import { ApiKey } from './entities/api-key.entity.js';
 import { MeController } from './me.controller.js';
@@ -12,11 +13,12 @@ import { MeController } from './me.controller.js';
   imports: [TypeOrmModule.forFeature([ApiKey]), PassportModule],
   controllers: [MeController],
   providers: [
+    ApiKeysRepository,
     ApiKeysService,
     ApiKeyAuthService,
     { provide: PRINCIPAL_RESOLVER, useExisting: ApiKeyAuthService },
     BearerStrategy,
   ],
-  exports: [ApiKeysService, ApiKeyAuthService, BearerStrategy],
+  exports: [ApiKeysRepository, ApiKeysService, ApiKeyAuthService, BearerStrategy],
 })
 export class ApiKeysModule {}

@@ -1,7 +1,6 @@
 /** Minting, listing, rotating and revoking API keys. The plaintext token leaves only in the mint/rotate answer. */
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { isValidCidr } from '../../common/auth/ip-rules.js';
 import { PROVISIONING_SCOPES, WORKSPACE_SCOPES } from '../../common/auth/scopes.js';
 import { displayPrefix, generateToken, hashToken, type KeyTier } from '../../common/auth/token.js';
@@ -9,7 +8,8 @@ import { ApiError } from '../../common/http/api-error.js';
 import { isUuid } from '../../common/http/id-params.js';
 import { appConfig } from '../../config/app-config.js';
 import { ApiKeyAuthService } from './api-key-auth.service.js';
-import { ApiKey } from './entities/api-key.entity.js';
+import { ApiKeysRepository } from './api-keys.repository.js';
+import type { ApiKey } from './entities/api-key.entity.js';
 
 export interface CreateKeyInput {
   tier: KeyTier;
@@ -60,7 +60,7 @@ export const toApiKeyView = (k: ApiKey): ApiKeyView => ({
 @Injectable()
 export class ApiKeysService {
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly keys: ApiKeysRepository,
     private readonly auth: ApiKeyAuthService,
   ) {}
 
@@ -99,26 +99,20 @@ export class ApiKeysService {
     if (name.length > 200) throw ApiError.validation('name', 'name must be at most 200 characters');
   }
 
-  async create(
-    input: CreateKeyInput,
-    manager: EntityManager = this.db.manager,
-  ): Promise<{ key: ApiKey; token: string }> {
+  async create(input: CreateKeyInput, manager?: EntityManager): Promise<{ key: ApiKey; token: string }> {
     this.validate(input);
     if (input.tier === 'workspace') {
-      const ws = (await manager.query('SELECT 1 FROM workspaces WHERE id = $1', [
-        input.workspaceId,
-      ])) as unknown[];
-      if (!ws.length) throw ApiError.notFound('Workspace');
+      if (!(await this.keys.workspaceExists(input.workspaceId!, manager)))
+        throw ApiError.notFound('Workspace');
     } else {
-      const org = (await manager.query('SELECT 1 FROM organizations WHERE id = $1', [
-        input.organizationId,
-      ])) as unknown[];
-      if (!org.length) throw ApiError.notFound('Organization');
+      if (!(await this.keys.organizationExists(input.organizationId!, manager))) {
+        throw ApiError.notFound('Organization');
+      }
     }
     const token = generateToken(input.tier);
-    const repo = manager.getRepository(ApiKey);
-    const key = await repo.save(
-      repo.create({
+    const key = await this.keys.insert(
+      input.tier === 'workspace' ? input.workspaceId!.toLowerCase() : null,
+      {
         tier: input.tier,
         name: input.name?.trim() || `${input.tier} key`,
         prefix: displayPrefix(token),
@@ -126,45 +120,42 @@ export class ApiKeysService {
         scopes: [...new Set(input.scopes)],
         expiresAt: input.expiresAt ?? null,
         allowedIps: input.allowedIps ?? [],
-        workspaceId: input.tier === 'workspace' ? input.workspaceId!.toLowerCase() : null,
         organizationId: input.tier === 'provisioning' ? input.organizationId!.toLowerCase() : null,
         rateLimit: input.rateLimit ?? null,
         createdByKeyId: input.createdByKeyId ?? null,
-      }),
+      },
+      manager,
     );
     return { key, token };
   }
 
   async list(filter: { workspaceId?: string; organizationId?: string }): Promise<ApiKey[]> {
-    const where = filter.workspaceId
-      ? { workspaceId: filter.workspaceId }
-      : { organizationId: filter.organizationId };
     const id = filter.workspaceId ?? filter.organizationId ?? '';
     if (!isUuid(id)) throw ApiError.validation(filter.workspaceId ? 'workspace' : 'org', 'must be a UUID');
-    return this.db.getRepository(ApiKey).find({ where, order: { createdAt: 'DESC', id: 'DESC' } });
+    return filter.workspaceId
+      ? this.keys.listForWorkspace(filter.workspaceId)
+      : this.keys.listForOrganization(id);
   }
 
   /** A new secret for the same key id; the old secret stops working at once. */
   async rotate(id: number): Promise<{ key: ApiKey; token: string }> {
-    const repo = this.db.getRepository(ApiKey);
-    const key = await repo.findOne({ where: { id } });
+    const key = await this.keys.findByIdAcrossWorkspaces(id);
     if (!key) throw ApiError.notFound('API key');
     if (key.revokedAt) throw ApiError.conflict('A revoked key cannot be rotated');
     const token = generateToken(key.tier);
     key.tokenHash = hashToken(token, appConfig().apiKeyPepper);
     key.prefix = displayPrefix(token);
-    const saved = await repo.save(key);
+    const saved = await this.keys.saveAcrossWorkspaces(key);
     this.auth.forgetKey(id);
     return { key: saved, token };
   }
 
   async revoke(id: number): Promise<ApiKey> {
-    const repo = this.db.getRepository(ApiKey);
-    const key = await repo.findOne({ where: { id } });
+    const key = await this.keys.findByIdAcrossWorkspaces(id);
     if (!key) throw ApiError.notFound('API key');
     if (!key.revokedAt) {
       key.revokedAt = new Date();
-      await repo.save(key);
+      await this.keys.saveAcrossWorkspaces(key);
     }
     this.auth.forgetKey(id);
     return key;

@@ -9,7 +9,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { In, type DataSource, type EntityManager } from 'typeorm';
 import { ApiError } from '../../common/http/api-error.js';
-import { paginate, type Page, type PageQueryDto } from '../../common/http/pagination.js';
+import type { Page, PageQueryDto } from '../../common/http/pagination.js';
 import { InboxesRepository } from '../inboxes/inboxes.repository.js';
 import { SequencesRepository } from '../sequences/sequences.repository.js';
 import { campaignMoveAllowed } from './campaign-state.js';
@@ -147,10 +147,7 @@ export class CampaignsService {
   }
 
   async list(workspaceId: string, query: PageQueryDto): Promise<Page<Campaign>> {
-    return paginate(this.campaigns.query(workspaceId, 'c'), 'c', query, {
-      tenant: workspaceId,
-      route: 'campaigns.index',
-    });
+    return this.campaigns.page(workspaceId, query);
   }
 
   async update(workspaceId: string, id: number, body: UpdateCampaignDto): Promise<CampaignView> {

@@ -1,5 +1,5 @@
 /**
- * Schedules take effect at once (CONTRACT §12). When the engine claims an enrollment outside the
+ * Schedules take effect at once. When the engine claims an enrollment outside the
  * campaign's window it moves `next_step_at` to the window's next opening (send-engine `defer`). When
  * the schedule changes, or the campaign is re-activated, those deferrals are re-evaluated: each
  * enrollment is made due again when its step is due by its delay (previous step's send, or the
@@ -21,7 +21,7 @@
  *   on the updated row), so a step that moved on is measured from its own delay.
  */
 import type { EntityManager } from 'typeorm';
-import { rows } from '../../database/query-rows.js';
+import { EnrollmentTransitionsRepository } from '../enrollments/enrollments.repository.js';
 import { appConfig } from '../../config/app-config.js';
 
 /**
@@ -31,46 +31,7 @@ import { appConfig } from '../../config/app-config.js';
  */
 export const claimLeaseSeconds = (): number => appConfig().sendLeaseSeconds;
 
-/**
- * When the enrollment's next step is due by its delay. `$4` and `$5` are the sequence's step
- * positions and delays in position order (SQL arrays count from 1: the next step, 0-based index
- * `current_step`, is element `current_step + 1`; the previous one is element `current_step`). A
- * previous step that was not `sent` (failed for review, then resumed) has no send time: the
- * enrollment's `updated_at`, which is never earlier than the moment it moved on, stands in.
- */
-const DUE_BY_DELAY = `
-  CASE WHEN e.current_step = 0 THEN e.created_at
-    ELSE coalesce(
-      (SELECT m.sent_at FROM messages m
-        WHERE m.enrollment_id = e.id AND m.direction = 'outbound'
-          AND m.step_position = ($4::int[])[e.current_step] AND m.status = 'sent'),
-      e.updated_at)
-  END + make_interval(mins => coalesce(($5::int[])[e.current_step + 1], 0))`;
-
-/**
- * One statement over the campaign's enrollments: the unique index on (campaign_id, contact_id) serves
- * the WHERE, each message lookup is a probe of the unique (enrollment_id, step_position) index (a
- * scalar subquery, so that the planner cannot turn it into a scan of all messages). The status test
- * is written `(…) IS TRUE` so that it does not match the predicate of the partial index
- * idx_enrollments_due: the planner would AND the campaign's index with that one, a scan of every
- * active enrollment of every workspace (115 ms of 230 ms at 666,667 active enrollments).
- */
-const REEVALUATE_SQL = `
-  UPDATE enrollments e SET next_step_at = greatest(clock_timestamp(), ${DUE_BY_DELAY})
-  WHERE e.campaign_id = $2 AND e.workspace_id = $1 AND (e.status = 'active') IS TRUE
-    AND e.next_step_at > clock_timestamp() + make_interval(secs => $3::double precision)
-    AND e.next_step_at > greatest(clock_timestamp(), ${DUE_BY_DELAY})
-    AND (SELECT m.status FROM messages m
-         WHERE m.enrollment_id = e.id AND m.direction = 'outbound'
-           AND m.step_position = ($4::int[])[e.current_step + 1]) IS DISTINCT FROM 'sending'
-  RETURNING e.id`;
-
-/** The sequence's step positions and delays, in position order. */
-const STEPS_SQL = `
-  SELECT coalesce(array_agg((x ->> 'position')::int ORDER BY (x ->> 'position')::int), '{}') AS positions,
-         coalesce(array_agg((x ->> 'delay_minutes')::int ORDER BY (x ->> 'position')::int), '{}') AS delays
-  FROM sequences s CROSS JOIN jsonb_array_elements(s.steps) x
-  WHERE s.workspace_id = $1 AND s.id = $2`;
+const transitions = new EnrollmentTransitionsRepository();
 
 /**
  * Re-evaluates the deferred enrollments of one campaign; run in the transaction that changes the
@@ -83,17 +44,5 @@ export async function reevaluateDeferred(
   sequenceId: number | null,
 ): Promise<number> {
   if (sequenceId === null) return 0;
-  const [steps] = await rows<{ positions: number[]; delays: number[] }>(m, STEPS_SQL, [
-    workspaceId,
-    sequenceId,
-  ]);
-  if (!steps?.positions.length) return 0;
-  const changed = await rows<{ id: number }>(m, REEVALUATE_SQL, [
-    workspaceId,
-    campaignId,
-    claimLeaseSeconds(),
-    steps.positions,
-    steps.delays,
-  ]);
-  return changed.length;
+  return transitions.reevaluateDeferred(workspaceId, campaignId, sequenceId, claimLeaseSeconds(), m);
 }

@@ -9,7 +9,9 @@ import type { StopReason } from './enrollment-state.js';
 import { recordEvent } from '../events/outbox.js';
 import { suppressAddress } from '../suppressions/suppression-store.js';
 import type { BounceType } from '../inbound/classify.js';
-import { rows } from '../../database/query-rows.js';
+import { EnrollmentTransitionsRepository } from './enrollments.repository.js';
+
+const transitions = new EnrollmentTransitionsRepository();
 
 /** active|paused → stopped with a reason; a no-op for an enrollment already finished. */
 export async function stopEnrollment(
@@ -19,15 +21,7 @@ export async function stopEnrollment(
   reason: StopReason,
   note: string | null = null,
 ): Promise<boolean> {
-  const updated = await rows(
-    manager,
-    `UPDATE enrollments SET status = 'stopped', stop_reason = $3, stop_note = COALESCE($4, stop_note),
-       stopped_at = now(), next_step_at = NULL, updated_at = now()
-     WHERE workspace_id = $1 AND id = $2 AND status IN ('active', 'paused')
-     RETURNING id`,
-    [workspaceId, enrollmentId, reason, note],
-  );
-  return updated.length > 0;
+  return transitions.stop(workspaceId, enrollmentId, reason, note, manager);
 }
 
 export interface HardBounce {

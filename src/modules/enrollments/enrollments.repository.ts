@@ -1,12 +1,149 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
-import { TenantRepository } from '../../common/tenant/tenant-repository.js';
+import { TenantRepository } from '../../common/tenant/tenant.repository.js';
 import { Enrollment } from './entities/enrollment.entity.js';
+import { paginate, type Page, type PageQueryDto } from '../../common/http/pagination.js';
+import { rows } from '../../database/query-rows.js';
+import type { StopReason } from './enrollment-state.js';
+import type { EntityManager } from 'typeorm';
 
 @Injectable()
 export class EnrollmentsRepository extends TenantRepository<Enrollment> {
   constructor(@InjectRepository(Enrollment) repo: Repository<Enrollment>) {
     super(repo);
+  }
+
+  /** A page of enrollments, filtered by campaign, contact and statuses. */
+  page(
+    workspaceId: string,
+    query: PageQueryDto,
+    filter: { campaignId?: number; contactId?: number; statuses?: string[] },
+  ): Promise<Page<Enrollment>> {
+    const qb = this.query(workspaceId, 'e');
+    if (filter.campaignId !== undefined)
+      qb.andWhere('e.campaignId = :campaignId', { campaignId: filter.campaignId });
+    if (filter.contactId !== undefined)
+      qb.andWhere('e.contactId = :contactId', { contactId: filter.contactId });
+    if (filter.statuses?.length) qb.andWhere('e.status IN (:...statuses)', { statuses: filter.statuses });
+    return paginate(qb, 'e', query, { tenant: workspaceId, route: 'enrollments.index' });
+  }
+
+  /** Inserts the enrollment unless the contact is already enrolled in the campaign; its id, or null. */
+  async insertIfAbsent(
+    workspaceId: string,
+    values: Partial<Enrollment>,
+    manager: EntityManager,
+  ): Promise<number | null> {
+    const inserted = await this.unscoped(manager)
+      .createQueryBuilder()
+      .insert()
+      .into(Enrollment)
+      .values({ ...values, workspaceId })
+      .orIgnore()
+      .returning(['id'])
+      .execute();
+    return (inserted.raw as Array<{ id: number }>)[0]?.id ?? null;
+  }
+}
+
+/**
+ * When a deferred enrollment is due again by its step delays alone: the enrollment's start (step 1)
+ * or the send time of its last step, plus the next step's delay.
+ */
+const DUE_BY_DELAY = `
+  CASE WHEN e.current_step = 0 THEN e.created_at
+    ELSE coalesce(
+      (SELECT m.sent_at FROM messages m
+        WHERE m.enrollment_id = e.id AND m.direction = 'outbound'
+          AND m.step_position = ($4::int[])[e.current_step] AND m.status = 'sent'),
+      e.updated_at)
+  END + make_interval(mins => coalesce(($5::int[])[e.current_step + 1], 0))`;
+
+/**
+ * Brings forward the campaign's active enrollments deferred beyond what their step delays require
+ * (never earlier than now), except those inside a claim lease or with their next step in flight.
+ */
+const REEVALUATE_SQL = `
+  UPDATE enrollments e SET next_step_at = greatest(clock_timestamp(), ${DUE_BY_DELAY})
+  WHERE e.campaign_id = $2 AND e.workspace_id = $1 AND (e.status = 'active') IS TRUE
+    AND e.next_step_at > clock_timestamp() + make_interval(secs => $3::double precision)
+    AND e.next_step_at > greatest(clock_timestamp(), ${DUE_BY_DELAY})
+    AND (SELECT m.status FROM messages m
+         WHERE m.enrollment_id = e.id AND m.direction = 'outbound'
+           AND m.step_position = ($4::int[])[e.current_step + 1]) IS DISTINCT FROM 'sending'
+  RETURNING e.id`;
+
+/** The sequence's step positions and delays, in position order. */
+const STEPS_SQL = `
+  SELECT coalesce(array_agg((x ->> 'position')::int ORDER BY (x ->> 'position')::int), '{}') AS positions,
+         coalesce(array_agg((x ->> 'delay_minutes')::int ORDER BY (x ->> 'position')::int), '{}') AS delays
+  FROM sequences s CROSS JOIN jsonb_array_elements(s.steps) x
+  WHERE s.workspace_id = $1 AND s.id = $2`;
+
+/**
+ * Enrollment state changes made by other modules (the send path, inbound mail, unsubscribes, campaign
+ * schedule changes), always in the caller's transaction. Stateless: every method takes the manager.
+ */
+@Injectable()
+export class EnrollmentTransitionsRepository {
+  /** active|paused → stopped with a reason; false for an enrollment already finished. */
+  async stop(
+    workspaceId: string,
+    enrollmentId: number,
+    reason: StopReason,
+    note: string | null,
+    manager: EntityManager,
+  ): Promise<boolean> {
+    const updated = await rows(
+      manager,
+      `UPDATE enrollments SET status = 'stopped', stop_reason = $3, stop_note = COALESCE($4, stop_note),
+         stopped_at = now(), next_step_at = NULL, updated_at = now()
+       WHERE workspace_id = $1 AND id = $2 AND status IN ('active', 'paused')
+       RETURNING id`,
+      [workspaceId, enrollmentId, reason, note],
+    );
+    return updated.length > 0;
+  }
+
+  /** Stops every active or paused enrollment of a contact; how many. */
+  async stopAllOfContact(
+    workspaceId: string,
+    contactId: number,
+    reason: StopReason,
+    manager: EntityManager,
+  ): Promise<number> {
+    const stopped = await rows(
+      manager,
+      `UPDATE enrollments SET status = 'stopped', stop_reason = $3, stopped_at = now(),
+         next_step_at = NULL, updated_at = now()
+       WHERE workspace_id = $1 AND contact_id = $2 AND status IN ('active', 'paused')
+       RETURNING id`,
+      [workspaceId, contactId, reason],
+    );
+    return stopped.length;
+  }
+
+  /** Re-evaluates the campaign's deferred enrollments after a schedule change; how many moved. */
+  async reevaluateDeferred(
+    workspaceId: string,
+    campaignId: number,
+    sequenceId: number,
+    leaseSeconds: number,
+    manager: EntityManager,
+  ): Promise<number> {
+    const [steps] = await rows<{ positions: number[]; delays: number[] }>(manager, STEPS_SQL, [
+      workspaceId,
+      sequenceId,
+    ]);
+    if (!steps?.positions.length) return 0;
+    const changed = await rows<{ id: number }>(manager, REEVALUATE_SQL, [
+      workspaceId,
+      campaignId,
+      leaseSeconds,
+      steps.positions,
+      steps.delays,
+    ]);
+    return changed.length;
   }
 }

@@ -8,14 +8,14 @@
  */
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { Brackets, type DataSource, type EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { ApiError } from '../../common/http/api-error.js';
-import { paginate, type Page } from '../../common/http/pagination.js';
+import type { Page } from '../../common/http/pagination.js';
 import { bumpMetric } from '../analytics/metrics.js';
-import { Campaign } from '../campaigns/entities/campaign.entity.js';
-import { Contact } from '../contacts/entities/contact.entity.js';
-import { Sequence } from '../sequences/entities/sequence.entity.js';
-import { Suppression } from '../suppressions/entities/suppression.entity.js';
+import { CampaignsRepository } from '../campaigns/campaigns.repository.js';
+import { ContactsRepository } from '../contacts/contacts.repository.js';
+import { SequencesRepository } from '../sequences/sequences.repository.js';
+import { SuppressionsRepository } from '../suppressions/suppressions.repository.js';
 import type { ListEnrollmentsQueryDto, StopEnrollmentDto } from './dto/enrollment.dto.js';
 import { nextEnrollmentStatus, type EnrollmentAction, type EnrollmentStatus } from './enrollment-state.js';
 import { Enrollment } from './entities/enrollment.entity.js';
@@ -59,15 +59,16 @@ export const toEnrollmentView = (e: Enrollment): EnrollmentView => ({
 export class EnrollmentsService {
   constructor(
     private readonly enrollments: EnrollmentsRepository,
+    private readonly campaigns: CampaignsRepository,
+    private readonly sequences: SequencesRepository,
+    private readonly contacts: ContactsRepository,
+    private readonly suppressions: SuppressionsRepository,
     @InjectDataSource() private readonly db: DataSource,
   ) {}
 
   async create(workspaceId: string, campaignId: number, contactId: number): Promise<EnrollmentView> {
     return this.db.transaction(async (manager) => {
-      const campaign = await manager.getRepository(Campaign).findOne({
-        where: { workspaceId, id: campaignId },
-        lock: { mode: 'pessimistic_read' },
-      });
+      const campaign = await this.campaigns.findForShare(workspaceId, campaignId, manager);
       if (!campaign) throw ApiError.notFound();
       if (campaign.status !== 'active') {
         throw ApiError.validation(
@@ -78,65 +79,42 @@ export class EnrollmentsService {
       const sequence =
         campaign.sequenceId === null
           ? null
-          : await manager
-              .getRepository(Sequence)
-              .findOne({ where: { workspaceId, id: campaign.sequenceId } });
+          : await this.sequences.findOne(workspaceId, { id: campaign.sequenceId }, manager);
       if (!sequence || sequence.status !== 'published') {
         throw ApiError.validation('campaign_id', 'The campaign’s sequence is not published');
       }
       const first = [...(sequence.steps ?? [])].sort((a, b) => a.position - b.position)[0];
       if (!first) throw ApiError.validation('campaign_id', 'The campaign’s sequence has no steps');
 
-      const contact = await manager.getRepository(Contact).findOne({ where: { workspaceId, id: contactId } });
+      const contact = await this.contacts.findOne(workspaceId, { id: contactId }, manager);
       if (!contact)
         throw ApiError.validation('contact_id', 'contact_id does not name a contact of this workspace');
       if (
         contact.suppressionReason !== null ||
-        (await this.isSuppressed(manager, workspaceId, contact.email))
+        (await this.suppressions.isListed(workspaceId, contact.email, manager))
       ) {
         throw ApiError.validation('contact_id', 'The contact is not sendable (suppressed)');
       }
 
       const now = new Date();
-      const inserted = await manager
-        .createQueryBuilder()
-        .insert()
-        .into(Enrollment)
-        .values({
-          workspaceId,
+      const id = await this.enrollments.insertIfAbsent(
+        workspaceId,
+        {
           campaignId,
           contactId,
           status: 'active',
           currentStep: 0,
           nextStepAt: new Date(now.getTime() + first.delay_minutes * 60_000),
-        })
-        .orIgnore()
-        .returning(['id'])
-        .execute();
-      const id = (inserted.raw as Array<{ id: number }>)[0]?.id;
-      if (id === undefined) {
+        },
+        manager,
+      );
+      if (id === null) {
         throw ApiError.validation('contact_id', 'The contact is already enrolled in this campaign');
       }
       await bumpMetric(manager, workspaceId, campaignId, 'enrolled', 1, now);
       const row = await this.enrollments.findOne(workspaceId, { id }, manager);
       return toEnrollmentView(row!);
     });
-  }
-
-  /** The suppression list itself, by address or by domain (the contact's column mirrors it). */
-  private async isSuppressed(manager: EntityManager, workspaceId: string, email: string): Promise<boolean> {
-    const domain = email.slice(email.lastIndexOf('@') + 1);
-    const hit = await manager
-      .getRepository(Suppression)
-      .createQueryBuilder('s')
-      .where('s.workspaceId = :workspaceId', { workspaceId })
-      .andWhere(
-        new Brackets((w) => {
-          w.where('s.email = :email', { email }).orWhere('s.domain = :domain', { domain });
-        }),
-      )
-      .getExists();
-    return hit;
   }
 
   async show(workspaceId: string, id: number): Promise<EnrollmentView> {
@@ -146,14 +124,11 @@ export class EnrollmentsService {
   }
 
   async list(workspaceId: string, query: ListEnrollmentsQueryDto): Promise<Page<Enrollment>> {
-    const qb = this.enrollments.query(workspaceId, 'e');
-    if (query.campaign_id !== undefined)
-      qb.andWhere('e.campaignId = :campaignId', { campaignId: query.campaign_id });
-    if (query.contact_id !== undefined)
-      qb.andWhere('e.contactId = :contactId', { contactId: query.contact_id });
-    if (query.status?.length)
-      qb.andWhere('e.status IN (:...statuses)', { statuses: [...new Set(query.status)] });
-    return paginate(qb, 'e', query, { tenant: workspaceId, route: 'enrollments.index' });
+    return this.enrollments.page(workspaceId, query, {
+      campaignId: query.campaign_id,
+      contactId: query.contact_id,
+      statuses: query.status?.length ? [...new Set(query.status)] : undefined,
+    });
   }
 
   pause(workspaceId: string, id: number): Promise<EnrollmentView> {

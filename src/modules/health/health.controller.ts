@@ -1,12 +1,10 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import type { Redis } from 'ioredis';
-import type { DataSource } from 'typeorm';
 import { Public } from '../../common/auth/auth.decorator.js';
+import { HealthRepository } from './health.repository.js';
 import { REDIS } from '../../common/redis/redis.module.js';
-import { pgPool } from '../../database/pg-pool.js';
 
 /** How long one component may take to answer before it counts as down. */
 const CHECK_TIMEOUT_MS = 2000;
@@ -48,7 +46,7 @@ async function probe(check: () => Promise<unknown>): Promise<boolean> {
 @Controller('health')
 export class HealthController {
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly health: HealthRepository,
     @Inject(REDIS) private readonly redis: Redis,
   ) {}
 
@@ -60,7 +58,7 @@ export class HealthController {
   @Get('ready')
   async ready(@Res() res: Response): Promise<void> {
     const [database, redis] = await Promise.all([
-      probe(() => pgPool(this.db).query('SELECT 1')),
+      probe(() => this.health.pingAcrossWorkspaces()),
       probe(async () => {
         if ((await this.redis.ping()) !== 'PONG') throw new Error('unexpected reply');
       }),

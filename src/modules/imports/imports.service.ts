@@ -10,7 +10,7 @@ import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { ApiError } from '../../common/http/api-error.js';
-import { paginate, type Page, type PageQueryDto } from '../../common/http/pagination.js';
+import type { Page, PageQueryDto } from '../../common/http/pagination.js';
 import { ImportBatch } from './entities/import-batch.entity.js';
 import { capCheck } from './import-runner.js';
 import type { ImportBodyItem } from './import-body.js';
@@ -109,10 +109,7 @@ export class ImportsService {
   }
 
   async list(workspaceId: string, query: PageQueryDto): Promise<Page<ImportBatch>> {
-    return paginate(this.imports.query(workspaceId, 'i'), 'i', query, {
-      tenant: workspaceId,
-      route: 'imports.index',
-    });
+    return this.imports.page(workspaceId, query);
   }
 
   /**

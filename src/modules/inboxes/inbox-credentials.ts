@@ -9,7 +9,8 @@ import { randomBytes } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { derivedKey, hmacSha256, safeEqual, seal, sealedAt, unseal } from '../../common/crypto/crypto.js';
 import { isUuid } from '../../common/http/id-params.js';
-import { Inbox } from './entities/inbox.entity.js';
+import type { Inbox } from './entities/inbox.entity.js';
+import { InboxesRepository } from './inboxes.repository.js';
 
 export interface MailServerSettings {
   host: string;
@@ -77,7 +78,7 @@ export async function verifyInboundSecret(
 ): Promise<Inbox | null> {
   if (typeof inboxId !== 'string' || !isUuid(inboxId)) return null;
   if (typeof presented !== 'string' || presented.length === 0 || presented.length > 200) return null;
-  const inbox = await manager.getRepository(Inbox).findOne({ where: { id: inboxId.toLowerCase() } });
+  const inbox = await InboxesRepository.for(manager).findByIdAcrossWorkspaces(inboxId.toLowerCase());
   if (!inbox) return null;
   const ok = safeEqual(Buffer.from(hashInboundSecret(presented)), Buffer.from(inbox.inboundSecretHash));
   return ok ? inbox : null;
@@ -90,9 +91,7 @@ export async function loadInboxTransport(
   inboxId: string,
 ): Promise<InboxTransport | null> {
   if (!isUuid(inboxId)) return null;
-  const inbox = await manager
-    .getRepository(Inbox)
-    .findOne({ where: { workspaceId, id: inboxId.toLowerCase() } });
+  const inbox = await InboxesRepository.for(manager).findOne(workspaceId, { id: inboxId.toLowerCase() });
   if (!inbox) return null;
   return {
     inbox,

@@ -8,9 +8,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { ApiError } from '../../common/http/api-error.js';
 import { isUuid } from '../../common/http/id-params.js';
-import { paginate, type Page, type PageQueryDto } from '../../common/http/pagination.js';
-import { Workspace } from '../workspaces/entities/workspace.entity.js';
-import { Inbox, type InboxStatus } from './entities/inbox.entity.js';
+import type { Page, PageQueryDto } from '../../common/http/pagination.js';
+import type { Inbox, InboxStatus } from './entities/inbox.entity.js';
 import {
   hashInboundSecret,
   newInboundSecret,
@@ -89,14 +88,11 @@ export async function connectInbox(
     }
   }
   const run = async (manager: EntityManager) => {
-    const ws = await manager.getRepository(Workspace).findOne({
-      where: { id: input.workspaceId.toLowerCase() },
-      lock: { mode: 'pessimistic_write' },
-    });
+    const inboxes = InboxesRepository.for(manager);
+    const ws = await inboxes.lockWorkspace(input.workspaceId.toLowerCase(), manager);
     if (!ws) throw ApiError.notFound('Workspace');
     const inboundSecret = newInboundSecret();
-    const repo = manager.getRepository(Inbox);
-    const existing = await repo.findOne({ where: { workspaceId: ws.id, email } });
+    const existing = await inboxes.findOne(ws.id, { email });
     // The id is chosen here, before the insert, because the sealed settings are bound to it.
     const id = existing?.id ?? randomUUID();
     const values = {
@@ -109,16 +105,15 @@ export async function connectInbox(
       inboundSecretHash: hashInboundSecret(inboundSecret),
     };
     if (existing) {
-      await repo.update(
-        { workspaceId: ws.id, id: existing.id },
+      await inboxes.update(
+        ws.id,
+        { id: existing.id },
         { ...values, lastError: null, imapUidValidity: null, imapLastUid: null },
       );
-      const inbox = await repo.findOneOrFail({ where: { workspaceId: ws.id, id: existing.id } });
+      const inbox = (await inboxes.findOne(ws.id, { id: existing.id }))!;
       return { inbox, inboundSecret, reconnected: true };
     }
-    const inbox = await repo.save(
-      repo.create({ ...values, id, workspaceId: ws.id, email, provider: 'smtp' }),
-    );
+    const inbox = await inboxes.insert(ws.id, { ...values, id, email, provider: 'smtp' });
     return { inbox, inboundSecret, reconnected: false };
   };
   return db.transaction(run);
@@ -138,10 +133,7 @@ export class InboxesService {
   }
 
   async list(workspaceId: string, query: PageQueryDto): Promise<Page<Inbox>> {
-    return paginate(this.inboxes.query(workspaceId, 'i'), 'i', query, {
-      tenant: workspaceId,
-      route: 'inboxes.index',
-    });
+    return this.inboxes.page(workspaceId, query);
   }
 
   connect(input: ConnectInboxInput) {

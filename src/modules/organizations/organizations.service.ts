@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import type { Repository } from 'typeorm';
 import { ApiError } from '../../common/http/api-error.js';
 import { isUuid } from '../../common/http/id-params.js';
-import { Organization } from './entities/organization.entity.js';
+import type { Organization } from './entities/organization.entity.js';
+import { OrganizationsRepository } from './organizations.repository.js';
 
 export interface PlanInput {
   maxWorkspaces?: number;
@@ -46,24 +45,24 @@ function checkPlan(plan: PlanInput): void {
 
 @Injectable()
 export class OrganizationsService {
-  constructor(@InjectRepository(Organization) private readonly orgs: Repository<Organization>) {}
+  constructor(private readonly orgs: OrganizationsRepository) {}
 
   async create(name: string, plan: PlanInput = {}): Promise<Organization> {
     if (!name.trim() || name.length > 200)
       throw ApiError.validation('name', 'name must be 1 to 200 characters');
     checkPlan(plan);
-    return this.orgs.save(this.orgs.create({ name: name.trim(), ...this.definedPlan(plan) }));
+    return this.orgs.insert({ name: name.trim(), ...this.definedPlan(plan) });
   }
 
   async setPlan(id: string, plan: PlanInput): Promise<Organization> {
     checkPlan(plan);
     const org = await this.get(id);
     Object.assign(org, this.definedPlan(plan));
-    return this.orgs.save(org);
+    return this.orgs.update(org.id, org);
   }
 
   async get(id: string): Promise<Organization> {
-    const org = isUuid(id) ? await this.orgs.findOne({ where: { id } }) : null;
+    const org = isUuid(id) ? await this.orgs.findById(id) : null;
     if (!org) throw ApiError.notFound('Organization');
     return org;
   }

@@ -1,16 +1,15 @@
 /**
- * Agency provisioning (CONTRACT §7): the organization comes from the key; the plan cap is enforced in
+ * Agency provisioning: the organization comes from the key; the plan cap is enforced in
  * the creating transaction; a full-scope workspace key is minted in the same transaction.
  * Provisioning never touches contacts, inboxes, sequences or campaigns.
  */
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import type { OrganizationTenant } from '../../common/auth/principal.js';
 import { WORKSPACE_SCOPES } from '../../common/auth/scopes.js';
-import { paginate, type Page, type PageQueryDto } from '../../common/http/pagination.js';
+import type { Page, PageQueryDto } from '../../common/http/pagination.js';
 import { ApiKeysService } from '../api-keys/api-keys.service.js';
-import { Workspace } from '../workspaces/entities/workspace.entity.js';
+import type { Workspace } from '../workspaces/entities/workspace.entity.js';
+import { WorkspacesRepository } from '../workspaces/workspaces.repository.js';
 import type { WorkspaceConfig } from '../workspaces/workspace-config.js';
 import { toWorkspaceView, WorkspacesService, type WorkspaceView } from '../workspaces/workspaces.service.js';
 import type { CreateWorkspaceDto } from './dto/provisioning.dto.js';
@@ -20,7 +19,7 @@ export class ProvisioningService {
   constructor(
     private readonly workspaces: WorkspacesService,
     private readonly keys: ApiKeysService,
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly workspaceRows: WorkspacesRepository,
   ) {}
 
   async create(org: OrganizationTenant, body: CreateWorkspaceDto) {
@@ -65,14 +64,6 @@ export class ProvisioningService {
     org: OrganizationTenant,
     query: PageQueryDto,
   ): Promise<{ page: Page<Workspace>; map: (w: Workspace) => WorkspaceView }> {
-    const qb = this.db
-      .getRepository(Workspace)
-      .createQueryBuilder('w')
-      .where('w.organizationId = :org', { org: org.organizationId });
-    const page = await paginate(qb, 'w', query, {
-      tenant: org.organizationId,
-      route: 'provisioning.workspaces.index',
-    });
-    return { page, map: toWorkspaceView };
+    return { page: await this.workspaceRows.page(org.organizationId, query), map: toWorkspaceView };
   }
 }

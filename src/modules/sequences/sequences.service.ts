@@ -7,7 +7,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { ApiError } from '../../common/http/api-error.js';
-import { paginate, type Page, type PageQueryDto } from '../../common/http/pagination.js';
+import type { Page, PageQueryDto } from '../../common/http/pagination.js';
 import type { CreateSequenceDto, SequenceStepDto, UpdateSequenceDto } from './dto/sequence.dto.js';
 import { Sequence, type SequenceStep } from './entities/sequence.entity.js';
 import { SequencesRepository } from './sequences.repository.js';
@@ -144,10 +144,7 @@ export class SequencesService {
   }
 
   async list(workspaceId: string, query: PageQueryDto): Promise<Page<Sequence>> {
-    return paginate(this.sequences.query(workspaceId, 's'), 's', query, {
-      tenant: workspaceId,
-      route: 'sequences.index',
-    });
+    return this.sequences.page(workspaceId, query);
   }
 
   async update(workspaceId: string, id: number, body: UpdateSequenceDto): Promise<SequenceView> {

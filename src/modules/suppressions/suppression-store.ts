@@ -8,14 +8,16 @@
  * never wait for each other. Every function here must run inside a transaction (pass its manager).
  */
 import type { EntityManager } from 'typeorm';
-import { rowsOf } from '../../database/query-rows.js';
-import { sqlDomainOf } from '../contacts/sql-rows.js';
+import { inTransaction } from '../../database/query-rows.js';
 import type { Suppression, SuppressionReason } from './entities/suppression.entity.js';
+import { SUPPRESSION_LOOKUP_SQL, SuppressionListRepository } from './suppressions.repository.js';
 
-const lockKey = (workspaceId: string): string => `suppressions:${workspaceId}`;
+export { toSuppressionView, type SuppressionView } from './suppression.view.js';
+
+const list = new SuppressionListRepository();
 
 function assertTransaction(manager: EntityManager, what: string): void {
-  if (!manager.queryRunner?.isTransactionActive) {
+  if (!inTransaction(manager)) {
     throw new Error(`${what} must run inside a transaction (pass the transaction's EntityManager)`);
   }
 }
@@ -23,41 +25,10 @@ function assertTransaction(manager: EntityManager, what: string): void {
 /** Taken by every contact insert: concurrent inserts proceed, a concurrent suppression waits. */
 export async function lockSuppressionsShared(manager: EntityManager, workspaceId: string): Promise<void> {
   assertTransaction(manager, 'lockSuppressionsShared');
-  await manager.query('SELECT pg_advisory_xact_lock_shared(hashtextextended($1, 0))', [lockKey(workspaceId)]);
-}
-
-async function lockSuppressionsExclusive(manager: EntityManager, workspaceId: string): Promise<void> {
-  await manager.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [lockKey(workspaceId)]);
+  await list.lockShared(workspaceId, manager);
 }
 
 export type SuppressionTarget = { email: string; domain?: undefined } | { domain: string; email?: undefined };
-
-export interface SuppressionView {
-  id: number;
-  email: string | null;
-  domain: string | null;
-  reason: SuppressionReason;
-  created_at: string;
-}
-
-export const toSuppressionView = (s: Suppression): SuppressionView => ({
-  id: s.id,
-  email: s.email,
-  domain: s.domain,
-  reason: s.reason,
-  created_at: s.createdAt.toISOString(),
-});
-
-function suppressionFromRow(row: Record<string, unknown>): Suppression {
-  return {
-    id: Number(row.id),
-    workspaceId: row.workspace_id as string,
-    email: (row.email as string | null) ?? null,
-    domain: (row.domain as string | null) ?? null,
-    reason: row.reason as SuppressionReason,
-    createdAt: row.created_at instanceof Date ? row.created_at : new Date(String(row.created_at)),
-  };
-}
 
 /**
  * Adds an address or domain to the workspace's list (normalised: trimmed, lower-cased) and marks the
@@ -77,35 +48,13 @@ export async function addSuppression(
   if ((email === null) === (domain === null) || (email ?? domain) === '') {
     throw new Error('addSuppression needs exactly one of email or domain');
   }
-  await lockSuppressionsExclusive(manager, workspaceId);
+  await list.lockExclusive(workspaceId, manager);
   const column = email !== null ? 'email' : 'domain';
   const value = (email ?? domain)!;
-  const inserted = (await manager.query(
-    `INSERT INTO suppressions (workspace_id, email, domain, reason)
-     VALUES ($1, $2, $3, $4)
-     ON CONFLICT (workspace_id, ${column}) WHERE ${column} IS NOT NULL DO NOTHING
-     RETURNING *`,
-    [workspaceId, email, domain, reason],
-  )) as Array<Record<string, unknown>>;
-  let row = inserted[0];
-  if (!row) {
-    const existing = (await manager.query(
-      `SELECT * FROM suppressions WHERE workspace_id = $1 AND ${column} = $2`,
-      [workspaceId, value],
-    )) as Array<Record<string, unknown>>;
-    row = existing[0];
-  }
-  const entry = suppressionFromRow(row);
-  const match = email !== null ? 'email = $2' : `${sqlDomainOf('email')} = $2`;
-  const updated = rowsOf<{ id: number }>(
-    await manager.query(
-      `UPDATE contacts SET suppression_reason = $3, suppressed_at = $4, updated_at = now()
-     WHERE workspace_id = $1 AND ${match} AND suppression_reason IS NULL
-     RETURNING id`,
-      [workspaceId, value, entry.reason, entry.createdAt],
-    ),
-  );
-  return { entry, created: inserted.length > 0, contactsSuppressed: updated.length };
+  const inserted = await list.insertEntry(workspaceId, { email, domain }, reason, manager);
+  const entry = inserted ?? (await list.findEntry(workspaceId, column, value, manager))!;
+  const contactsSuppressed = await list.markContactsSuppressed(workspaceId, column, value, entry, manager);
+  return { entry, created: inserted !== null, contactsSuppressed };
 }
 
 /**
@@ -122,9 +71,4 @@ export async function suppressAddress(
   return (await addSuppression(manager, workspaceId, { email }, reason)).entry;
 }
 
-/** The earliest entry matching `email` (by address or by its domain), for a contact being inserted. */
-export const SUPPRESSION_LOOKUP_SQL = (workspaceParam: string, emailExpr: string): string =>
-  `SELECT s.reason, s.created_at FROM suppressions s
-   WHERE s.workspace_id = ${workspaceParam}
-     AND (s.email = ${emailExpr} OR s.domain = ${sqlDomainOf(emailExpr)})
-   ORDER BY s.created_at, s.id LIMIT 1`;
+export { SUPPRESSION_LOOKUP_SQL };

@@ -10,7 +10,7 @@ import {
   ListSuppressionsQueryDto,
   SuppressionResponseDto,
 } from './dto/suppression.dto.js';
-import { toSuppressionView, type SuppressionView } from './suppression-store.js';
+import { toSuppressionView, type SuppressionView } from './suppression.view.js';
 import { SuppressionsService } from './suppressions.service.js';
 
 @ApiTags('suppressions')

@@ -14,5 +14,6 @@ import { SuppressionsService } from './suppressions.service.js';
   imports: [TypeOrmModule.forFeature([Suppression])],
   controllers: [SuppressionsController],
   providers: [SuppressionsService, SuppressionsRepository],
+  exports: [SuppressionsRepository],
 })
 export class SuppressionsModule {}

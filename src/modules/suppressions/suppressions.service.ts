@@ -6,7 +6,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { ApiError } from '../../common/http/api-error.js';
-import { paginate, type Page } from '../../common/http/pagination.js';
+import type { Page } from '../../common/http/pagination.js';
 import type { CreateSuppressionDto, ListSuppressionsQueryDto } from './dto/suppression.dto.js';
 import type { Suppression } from './entities/suppression.entity.js';
 import { addSuppression, toSuppressionView, type SuppressionView } from './suppression-store.js';
@@ -20,11 +20,11 @@ export class SuppressionsService {
   ) {}
 
   list(workspaceId: string, query: ListSuppressionsQueryDto): Promise<Page<Suppression>> {
-    const qb = this.suppressions.query(workspaceId, 's');
-    if (query.reason !== undefined) qb.andWhere('s.reason = :reason', { reason: query.reason });
-    if (query.email !== undefined) qb.andWhere('s.email = :email', { email: query.email });
-    if (query.domain !== undefined) qb.andWhere('s.domain = :domain', { domain: query.domain });
-    return paginate(qb, 's', query, { tenant: workspaceId, route: 'suppressions.index' });
+    return this.suppressions.page(workspaceId, query, {
+      reason: query.reason,
+      email: query.email,
+      domain: query.domain,
+    });
   }
 
   /** Adds a manual entry; an existing entry is returned as it is (`created: false`). */

@@ -8,7 +8,9 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { bumpMetric } from '../analytics/metrics.js';
 import { suppressAddress } from '../suppressions/suppression-store.js';
-import { rows } from '../../database/query-rows.js';
+import { ContactsRepository } from '../contacts/contacts.repository.js';
+import { EnrollmentTransitionsRepository } from '../enrollments/enrollments.repository.js';
+import { SuppressionsRepository } from '../suppressions/suppressions.repository.js';
 import type { UnsubscribeClaims } from './unsubscribe-token.js';
 
 export interface UnsubscribeResult {
@@ -19,43 +21,29 @@ export interface UnsubscribeResult {
 
 @Injectable()
 export class UnsubscribeService {
-  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly contacts: ContactsRepository,
+    private readonly suppressions: SuppressionsRepository,
+    private readonly transitions: EnrollmentTransitionsRepository,
+  ) {}
 
   /** The address a token is for, or null when its contact is gone. */
   async addressOf(c: UnsubscribeClaims): Promise<string | null> {
-    const [contact] = await rows<{ email: string }>(
-      this.ds.manager,
-      'SELECT email FROM contacts WHERE workspace_id = $1 AND id = $2',
-      [c.workspaceId, c.contactId],
-    );
+    const contact = await this.contacts.findOne(c.workspaceId, { id: c.contactId });
     return contact?.email ?? null;
   }
 
   async unsubscribe(c: UnsubscribeClaims): Promise<UnsubscribeResult | null> {
     return this.ds.transaction(async (m) => {
-      const [contact] = await rows<{ email: string }>(
-        m,
-        'SELECT email FROM contacts WHERE workspace_id = $1 AND id = $2',
-        [c.workspaceId, c.contactId],
-      );
+      const contact = await this.contacts.findOne(c.workspaceId, { id: c.contactId }, m);
       if (!contact) return null;
-      const [existing] = await rows<{ reason: string }>(
-        m,
-        'SELECT reason FROM suppressions WHERE workspace_id = $1 AND email = $2',
-        [c.workspaceId, contact.email],
-      );
+      const existing = await this.suppressions.findOne(c.workspaceId, { email: contact.email }, m);
       await suppressAddress(m, c.workspaceId, contact.email, 'unsubscribed');
-      const stopped = await rows(
-        m,
-        `UPDATE enrollments SET status = 'stopped', stop_reason = 'unsubscribed', stopped_at = now(),
-           next_step_at = NULL, updated_at = now()
-         WHERE workspace_id = $1 AND contact_id = $2 AND status IN ('active', 'paused')
-         RETURNING id`,
-        [c.workspaceId, c.contactId],
-      );
+      const stopped = await this.transitions.stopAllOfContact(c.workspaceId, c.contactId, 'unsubscribed', m);
       const already = existing?.reason === 'unsubscribed';
       if (!already) await bumpMetric(m, c.workspaceId, c.campaignId, 'unsubscribed');
-      return { email: contact.email, already, enrollmentsStopped: stopped.length };
+      return { email: contact.email, already, enrollmentsStopped: stopped };
     });
   }
 }

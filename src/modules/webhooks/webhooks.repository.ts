@@ -1,14 +1,23 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
-import { TenantRepository } from '../../common/tenant/tenant-repository.js';
+import { TenantRepository } from '../../common/tenant/tenant.repository.js';
 import { WebhookDelivery } from './entities/webhook-delivery.entity.js';
 import { WebhookEndpoint } from './entities/webhook-endpoint.entity.js';
+import { paginate, type Page, type PageQueryDto } from '../../common/http/pagination.js';
 
 @Injectable()
 export class WebhookEndpointsRepository extends TenantRepository<WebhookEndpoint> {
   constructor(@InjectRepository(WebhookEndpoint) repo: Repository<WebhookEndpoint>) {
     super(repo);
+  }
+
+  /** A page of the workspace's rows, newest first. */
+  page(workspaceId: string, query: PageQueryDto): Promise<Page<WebhookEndpoint>> {
+    return paginate(this.query(workspaceId, 'e'), 'e', query, {
+      tenant: workspaceId,
+      route: 'webhook_endpoints.index',
+    });
   }
 }
 
@@ -16,5 +25,18 @@ export class WebhookEndpointsRepository extends TenantRepository<WebhookEndpoint
 export class WebhookDeliveriesRepository extends TenantRepository<WebhookDelivery> {
   constructor(@InjectRepository(WebhookDelivery) repo: Repository<WebhookDelivery>) {
     super(repo);
+  }
+
+  /** A page of one endpoint's deliveries. */
+  pageOfEndpoint(
+    workspaceId: string,
+    endpointId: number,
+    query: PageQueryDto,
+  ): Promise<Page<WebhookDelivery>> {
+    const qb = this.query(workspaceId, 'd').andWhere('d.endpointId = :endpointId', { endpointId });
+    return paginate(qb, 'd', query, {
+      tenant: workspaceId,
+      route: `webhook_endpoints.${endpointId}.deliveries.index`,
+    });
   }
 }

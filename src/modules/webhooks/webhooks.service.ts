@@ -8,7 +8,7 @@ import type { DataSource } from 'typeorm';
 import { seal } from '../../common/crypto/crypto.js';
 import { webhookSecretAt } from '../../common/crypto/sealed-columns.js';
 import { ApiError } from '../../common/http/api-error.js';
-import { paginate, type Page, type PageQueryDto } from '../../common/http/pagination.js';
+import type { Page, PageQueryDto } from '../../common/http/pagination.js';
 import { WebhookDelivery } from './entities/webhook-delivery.entity.js';
 import { WebhookEndpoint } from './entities/webhook-endpoint.entity.js';
 import type { CreateWebhookEndpointDto, UpdateWebhookEndpointDto } from './dto/webhook-endpoint.dto.js';
@@ -137,10 +137,7 @@ export class WebhooksService {
   }
 
   async list(workspaceId: string, query: PageQueryDto): Promise<Page<WebhookEndpoint>> {
-    return paginate(this.endpoints.query(workspaceId, 'e'), 'e', query, {
-      tenant: workspaceId,
-      route: 'webhook_endpoints.index',
-    });
+    return this.endpoints.page(workspaceId, query);
   }
 
   async show(workspaceId: string, id: number): Promise<WebhookEndpointView> {
@@ -195,11 +192,7 @@ export class WebhooksService {
     query: PageQueryDto,
   ): Promise<Page<WebhookDelivery>> {
     await this.find(workspaceId, endpointId);
-    const qb = this.deliveries.query(workspaceId, 'd').andWhere('d.endpointId = :endpointId', { endpointId });
-    return paginate(qb, 'd', query, {
-      tenant: workspaceId,
-      route: `webhook_endpoints.${endpointId}.deliveries.index`,
-    });
+    return this.deliveries.pageOfEndpoint(workspaceId, endpointId, query);
   }
 
   /**

@@ -7,8 +7,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { ApiError } from '../../common/http/api-error.js';
 import { isUuid } from '../../common/http/id-params.js';
-import { Organization } from '../organizations/entities/organization.entity.js';
-import { Workspace } from './entities/workspace.entity.js';
+import type { Workspace } from './entities/workspace.entity.js';
+import { WorkspacesRepository } from './workspaces.repository.js';
 import { effectiveConfig, type WorkspaceConfig } from './workspace-config.js';
 
 export interface WorkspaceView {
@@ -29,7 +29,10 @@ export const toWorkspaceView = (w: Workspace): WorkspaceView => ({
 
 @Injectable()
 export class WorkspacesService {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly workspaces: WorkspacesRepository,
+  ) {}
 
   /** Creates a workspace; `then` runs in the same transaction (e.g. to mint its first key). */
   async create<T = undefined>(
@@ -43,13 +46,10 @@ export class WorkspacesService {
       throw ApiError.validation('name', 'name must be 1 to 200 characters');
     return this.db.transaction(async (manager) => {
       const org = isUuid(organizationId)
-        ? await manager.getRepository(Organization).findOne({
-            where: { id: organizationId },
-            lock: { mode: 'pessimistic_write' },
-          })
+        ? await this.workspaces.lockOrganization(organizationId, manager)
         : null;
       if (!org) throw ApiError.notFound('Organization');
-      const count = await manager.getRepository(Workspace).count({ where: { organizationId } });
+      const count = await this.workspaces.countInOrganization(organizationId, manager);
       if (count >= org.maxWorkspaces) {
         throw new ApiError(
           403,
@@ -57,9 +57,10 @@ export class WorkspacesService {
           `The plan allows ${org.maxWorkspaces} workspaces and all are in use`,
         );
       }
-      const repo = manager.getRepository(Workspace);
-      const workspace = await repo.save(
-        repo.create({ organizationId, name: trimmed, config: effectiveConfig(config) }),
+      const workspace = await this.workspaces.insert(
+        organizationId,
+        { name: trimmed, config: effectiveConfig(config) },
+        manager,
       );
       const extra = then ? await then(manager, workspace) : undefined;
       return { workspace, extra };
@@ -71,17 +72,13 @@ export class WorkspacesService {
    * malformed id rejected by UuidPipe, byte for byte.
    */
   async findInOrganization(organizationId: string, id: string): Promise<Workspace> {
-    const ws = isUuid(id)
-      ? await this.db.getRepository(Workspace).findOne({ where: { id: id.toLowerCase(), organizationId } })
-      : null;
+    const ws = isUuid(id) ? await this.workspaces.findInOrganization(organizationId, id.toLowerCase()) : null;
     if (!ws) throw ApiError.notFound();
     return ws;
   }
 
   async get(id: string): Promise<Workspace> {
-    const ws = isUuid(id)
-      ? await this.db.getRepository(Workspace).findOne({ where: { id: id.toLowerCase() } })
-      : null;
+    const ws = isUuid(id) ? await this.workspaces.findById(id.toLowerCase()) : null;
     if (!ws) throw ApiError.notFound('Workspace');
     return ws;
   }
@@ -89,17 +86,13 @@ export class WorkspacesService {
   /** Merges config keys into a workspace of the organization; re-running with the same input is a no-op. */
   async mergeConfig(organizationId: string, id: string, patch: Partial<WorkspaceConfig>): Promise<Workspace> {
     return this.db.transaction(async (manager) => {
-      const repo = manager.getRepository(Workspace);
       const ws = isUuid(id)
-        ? await repo.findOne({
-            where: { id: id.toLowerCase(), organizationId },
-            lock: { mode: 'pessimistic_write' },
-          })
+        ? await this.workspaces.findInOrganization(organizationId, id.toLowerCase(), manager, true)
         : null;
       if (!ws) throw ApiError.notFound();
       const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
       ws.config = effectiveConfig({ ...ws.config, ...defined });
-      return repo.save(ws);
+      return this.workspaces.save(organizationId, ws, manager);
     });
   }
 }

@@ -5,7 +5,7 @@ import { Check } from '../../../common/http/check.js';
 import { PageQueryDto } from '../../../common/http/pagination.js';
 import { EMAIL_MAX_LENGTH, isValidEmail, normalizeEmail } from '../../contacts/contact-fields.js';
 import { SUPPRESSION_REASONS, type SuppressionReason } from '../entities/suppression.entity.js';
-import type { SuppressionView } from '../suppression-store.js';
+import type { SuppressionView } from '../suppression.view.js';
 
 /** Trimmed, lower-cased, without a trailing dot. */
 export const normalizeDomain = <T>(value: T): T | string =>

@@ -1,0 +1,48 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { EventType } from './event-types.js';
+
+export interface NewEvent {
+  workspaceId: string;
+  type: EventType;
+  data: Record<string, unknown>;
+  occurredAt?: Date;
+}
+
+/** Postgres channel notified (on commit) when events are written, so workers in other processes wake. */
+export const OUTBOX_CHANNEL = 'events_outbox';
+
+/**
+ * One statement for any number of events: five arrays unnested into rows (the ORM's insert builder
+ * cost more CPU per event than the rest of the send path's finalisation, docs/performance.md).
+ * `data` is stored as the JSON text `JSON.stringify` gives, as the ORM wrote it.
+ */
+const INSERT_EVENTS = `INSERT INTO events (id, workspace_id, type, data, occurred_at)
+  SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::json[], $5::timestamptz[])`;
+
+/**
+ * The events outbox. Always written inside the transaction that makes the change (pass its manager),
+ * so an event exists if and only if its cause was committed. Stateless: every method takes the manager.
+ */
+@Injectable()
+export class EventsRepository {
+  record(workspaceId: string, event: Omit<NewEvent, 'workspaceId'>, manager: EntityManager): Promise<void> {
+    return this.recordAcrossWorkspaces([{ ...event, workspaceId }], manager);
+  }
+
+  /** Events of any workspaces (a send batch spans tenants); each carries its own workspace id. */
+  async recordAcrossWorkspaces(events: NewEvent[], manager: EntityManager): Promise<void> {
+    if (events.length === 0) return;
+    const now = new Date();
+    await manager.query(INSERT_EVENTS, [
+      events.map(() => randomUUID()),
+      events.map((e) => e.workspaceId),
+      events.map((e) => e.type),
+      events.map((e) => JSON.stringify(e.data)),
+      events.map((e) => e.occurredAt ?? now),
+    ]);
+    // NOTIFY is transactional: delivered to other processes on commit, dropped on rollback.
+    await manager.query(`SELECT pg_notify('${OUTBOX_CHANNEL}', '')`);
+  }
+}
