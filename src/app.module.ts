@@ -31,6 +31,7 @@ import { WorkspacesModule } from './modules/workspaces/workspaces.module.js';
 import { EventsModule } from './modules/events/events.module.js';
 import { WorkerModule } from './worker/worker.module.js';
 import { IdempotencySweeper } from './common/idempotency/idempotency-sweeper.js';
+import { IdempotencyRepository } from './common/idempotency/idempotency.repository.js';
 
 /** Domain modules, one line each. */
 export const DOMAIN_MODULES: Array<Type<unknown> | DynamicModule> = [
@@ -69,6 +70,7 @@ export const CORE_MODULES: Array<Type<unknown> | DynamicModule> = [
     RateLimitService,
     { provide: APP_GUARD, useClass: ApiKeyGuard },
     // Bound to POST and PATCH handlers by bindIdempotency() (app.factory.ts), not globally.
+    IdempotencyRepository,
     IdempotencyInterceptor,
     IdempotencySweeper,
     { provide: APP_PIPE, useClass: ServiceValidationPipe },

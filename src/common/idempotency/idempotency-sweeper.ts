@@ -4,9 +4,7 @@
  * batches come back full, so a backlog is cleared completely instead of a batch per interval.
  */
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
-import { rowsOf } from '../../database/query-rows.js';
+import { IdempotencyRepository } from './idempotency.repository.js';
 
 const SWEEP_BATCH = 5000;
 
@@ -14,17 +12,10 @@ const SWEEP_BATCH = 5000;
 export class IdempotencySweeper {
   readonly intervalMs = 10 * 60_000;
 
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(private readonly records: IdempotencyRepository) {}
 
   /** One batch; true when it was full (more may be expired). */
   async sweepOnce(): Promise<boolean> {
-    const deleted = rowsOf(
-      await this.db.query(
-        `DELETE FROM idempotency_keys WHERE ctid IN
-           (SELECT ctid FROM idempotency_keys WHERE expires_at <= now() LIMIT ${SWEEP_BATCH})
-         RETURNING 1`,
-      ),
-    );
-    return deleted.length >= SWEEP_BATCH;
+    return (await this.records.deleteExpiredAcrossWorkspaces(SWEEP_BATCH)) >= SWEEP_BATCH;
   }
 }

@@ -25,10 +25,9 @@ import {
 } from '@nestjs/common';
 import { INTERCEPTORS_METADATA, METHOD_METADATA } from '@nestjs/common/constants.js';
 import { MetadataScanner, ModulesContainer } from '@nestjs/core';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { Response } from 'express';
 import { from, lastValueFrom, type Observable } from 'rxjs';
-import type { DataSource } from 'typeorm';
+import { IdempotencyRepository } from './idempotency.repository.js';
 import { canonicalJson, seal, sha256Hex, unseal } from '../crypto/crypto.js';
 import { idempotentResponseAt } from '../crypto/sealed-columns.js';
 import { ApiError, type ErrorType } from '../http/api-error.js';
@@ -41,12 +40,11 @@ const KEY_RE = /^[\x21-\x7e]{1,255}$/;
 const TTL_HOURS = 24;
 /**
  * How long a `processing` claim holds without renewal: a key whose request died is usable again
- * after at most this long (CONTRACT §12). Renewed every third of it while the handler runs.
+ * after at most this long. Renewed every third of it while the handler runs.
  * IDEMPOTENCY_LEASE_SECONDS may only lower it (tests).
  */
 export const LEASE_SECONDS = 60;
 const leaseSeconds = (): number => Math.min(LEASE_SECONDS, appConfig().idempotencyLeaseSeconds);
-/** Expired records are deleted in batches, at most this often per process, off the request path. */
 
 interface StoredResponse {
   status: number;
@@ -55,7 +53,7 @@ interface StoredResponse {
 
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(private readonly records: IdempotencyRepository) {}
 
   intercept(ctx: ExecutionContext, next: CallHandler): Observable<unknown> {
     const req = ctx.switchToHttp().getRequest<ServiceRequest>();
@@ -110,12 +108,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
   private keepLease(tenant: string, key: string, claim: string): NodeJS.Timeout {
     const timer = setInterval(
       () => {
-        this.db
-          .query(
-            `UPDATE idempotency_keys SET expires_at = now() + make_interval(secs => $4)
-            WHERE tenant = $1 AND key = $2 AND state = 'processing' AND created_at = $3::timestamptz`,
-            [tenant, key, claim, leaseSeconds()],
-          )
+        this.records
+          .renewLease(tenant, key, claim, leaseSeconds())
           .catch((err: unknown) => logger.warn({ err: String(err) }, 'could not renew idempotency lease'));
       },
       (leaseSeconds() * 1000) / 3,
@@ -124,36 +118,12 @@ export class IdempotencyInterceptor implements NestInterceptor {
     return timer;
   }
 
-  /**
-   * Inserts the claim with a lease; a record whose time is up (a finished one after 24 h, a
-   * `processing` one whose lease ran out: its request died) is taken over in the same statement.
-   * Returns the claim's identity (its `created_at`, as text), or null if someone else holds the key.
-   */
-  private async claim(tenant: string, key: string, fingerprint: string): Promise<string | null> {
-    const rows = (await this.db.query(
-      `INSERT INTO idempotency_keys (tenant, key, fingerprint, state, created_at, expires_at)
-       VALUES ($1, $2, $3, 'processing', now(), now() + make_interval(secs => $4))
-       ON CONFLICT (tenant, key) DO UPDATE
-         SET fingerprint = EXCLUDED.fingerprint, state = 'processing', response_status = NULL,
-             response_sealed = NULL, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
-         WHERE idempotency_keys.expires_at <= now()
-       RETURNING created_at::text AS claim`,
-      [tenant, key, fingerprint, leaseSeconds()],
-    )) as Array<{ claim: string }>;
-    return rows.length === 1 ? rows[0].claim : null;
+  private claim(tenant: string, key: string, fingerprint: string): Promise<string | null> {
+    return this.records.claim(tenant, key, fingerprint, leaseSeconds());
   }
 
   private async replay(tenant: string, key: string, fingerprint: string, res: Response): Promise<unknown> {
-    const rows = (await this.db.query(
-      `SELECT fingerprint, state, response_status, response_sealed FROM idempotency_keys WHERE tenant = $1 AND key = $2`,
-      [tenant, key],
-    )) as Array<{
-      fingerprint: string;
-      state: string;
-      response_status: number | null;
-      response_sealed: string | null;
-    }>;
-    const row = rows[0];
+    const row = await this.records.find(tenant, key);
     if (!row)
       throw new ApiError(409, 'idempotency_key_in_use', 'A request with this Idempotency-Key is in progress');
     if (row.fingerprint !== fingerprint) {
@@ -182,17 +152,13 @@ export class IdempotencyInterceptor implements NestInterceptor {
   /** Completes this claim (24 h from the claim); a claim lost meanwhile (lease ran out) is left alone. */
   private async store(tenant: string, key: string, claim: string, response: StoredResponse): Promise<void> {
     try {
-      await this.db.query(
-        `UPDATE idempotency_keys SET state = 'completed', response_status = $4, response_sealed = $5,
-                expires_at = created_at + interval '${TTL_HOURS} hours'
-          WHERE tenant = $1 AND key = $2 AND state = 'processing' AND created_at = $3::timestamptz`,
-        [
-          tenant,
-          key,
-          claim,
-          response.status,
-          seal(JSON.stringify(response), idempotentResponseAt(tenant, key)),
-        ],
+      await this.records.complete(
+        tenant,
+        key,
+        claim,
+        response.status,
+        seal(JSON.stringify(response), idempotentResponseAt(tenant, key)),
+        TTL_HOURS,
       );
     } catch (err) {
       logger.error({ err: String(err) }, 'could not store idempotent response');
@@ -201,12 +167,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
   }
 
   private async release(tenant: string, key: string, claim: string): Promise<void> {
-    await this.db
-      .query(
-        `DELETE FROM idempotency_keys
-          WHERE tenant = $1 AND key = $2 AND state = 'processing' AND created_at = $3::timestamptz`,
-        [tenant, key, claim],
-      )
+    await this.records
+      .release(tenant, key, claim)
       .catch((err: unknown) => logger.error({ err: String(err) }, 'could not release idempotency key'));
   }
 }

@@ -10,8 +10,6 @@
  *   endpoint counter in one statement (five consecutive failures disable the endpoint).
  */
 import { Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import { unseal } from '../../common/crypto/crypto.js';
 import { webhookSecretAt } from '../../common/crypto/sealed-columns.js';
 import { logger } from '../../common/logging/logger.js';
@@ -25,7 +23,10 @@ import {
   UnsafeTargetError,
   type Resolver,
 } from './target-guard.js';
+import { WebhookDeliveryRepository, type ClaimedRow } from './webhook-delivery.repository.js';
 import { WebhookHttpClient, type AttemptOutcome } from './webhook-http.js';
+
+export { OCCURRED_AT_ISO, type ClaimedRow } from './webhook-delivery.repository.js';
 import {
   DISABLE_AFTER_FAILURES,
   MAX_ATTEMPTS,
@@ -33,29 +34,11 @@ import {
   type WebhookSettings,
 } from './webhook-settings.js';
 
-export interface ClaimedRow {
-  id: number;
-  attempts: number;
-  event_id: string;
-  event: string;
-  workspace_id: string;
-  endpoint_id: number;
-  url: string;
-  secret_sealed: string;
-  /** The event's data as JSON text (jsonb::text), spliced into the envelope as is. */
-  data: string;
-  /** ISO 8601 UTC with milliseconds, formatted by Postgres. */
-  occurred_at: string;
-}
-
 interface Result {
   row: ClaimedRow;
   outcome: AttemptOutcome;
   at: Date;
 }
-
-/** `occurred_at` as the envelope shows it, formatted in SQL (no Date round trip). */
-export const OCCURRED_AT_ISO = `to_char(ev.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /** The envelope's exact bytes: `data` is already JSON text from Postgres (no parse and re-stringify). */
 export function envelope(
@@ -67,56 +50,6 @@ export function envelope(
     `"data":${row.data}}`
   );
 }
-
-const CLAIM_SQL = `
-WITH due AS (
-  SELECT d.id FROM webhook_deliveries d
-  JOIN webhook_endpoints e ON e.id = d.endpoint_id
-  WHERE d.status = 'pending' AND d.next_attempt_at <= now() AND e.status = 'enabled'
-  ORDER BY d.next_attempt_at
-  LIMIT $1
-  FOR UPDATE OF d SKIP LOCKED
-)
-UPDATE webhook_deliveries d
-SET next_attempt_at = now() + make_interval(secs => $2::float8)
-FROM due, webhook_endpoints e, events ev
-WHERE d.id = due.id AND e.id = d.endpoint_id AND ev.id = d.event_id
-RETURNING d.id, d.attempts, d.event_id, d.event, d.workspace_id, d.endpoint_id, e.url, e.secret_sealed,
-  ev.data::text AS data, ${OCCURRED_AT_ISO} AS occurred_at`;
-
-const SUCCESS_SQL = `
-WITH v AS (
-  SELECT * FROM unnest($1::int[], $2::int[], $3::int[], $4::timestamptz[], $5::text[])
-    AS v(id, code, ms, at, excerpt)
-), upd AS (
-  UPDATE webhook_deliveries d
-  SET status = 'succeeded', attempts = d.attempts + 1, last_attempt_at = v.at, next_attempt_at = NULL,
-      last_status_code = v.code, last_error = NULL, last_error_class = NULL, last_duration_ms = v.ms,
-      last_response_excerpt = v.excerpt
-  FROM v WHERE d.id = v.id AND d.status = 'pending'
-  RETURNING d.endpoint_id
-)
-UPDATE webhook_endpoints e SET consecutive_failures = 0
-WHERE e.id IN (SELECT endpoint_id FROM upd) AND e.consecutive_failures <> 0`;
-
-const FAILURE_SQL = `
-WITH ep AS (
-  UPDATE webhook_endpoints
-  SET consecutive_failures = consecutive_failures + 1,
-      status = CASE WHEN consecutive_failures + 1 >= $9 THEN 'disabled' ELSE status END,
-      disabled_reason = CASE WHEN consecutive_failures + 1 >= $9 AND status = 'enabled'
-        THEN $10 ELSE disabled_reason END,
-      updated_at = now()
-  WHERE id = $2
-  RETURNING id
-)
-UPDATE webhook_deliveries d
-SET attempts = d.attempts + 1,
-    status = CASE WHEN d.attempts + 1 >= $3 THEN 'failed' ELSE 'pending' END,
-    next_attempt_at = CASE WHEN d.attempts + 1 >= $3 THEN NULL ELSE now() + make_interval(secs => $4::float8) END,
-    last_attempt_at = $5, last_status_code = $6, last_error = $7, last_error_class = $8,
-    last_duration_ms = $11, last_response_excerpt = $12
-WHERE d.id = $1 AND d.status = 'pending'`;
 
 @Injectable()
 export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
@@ -137,7 +70,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
   private flushing: Promise<void> | null = null;
   private readonly secrets = new Map<string, { secret: string; key: Buffer }>();
 
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(private readonly rows: WebhookDeliveryRepository) {}
 
   onApplicationBootstrap(): void {
     this.settings = webhookSettings();
@@ -228,11 +161,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
     if (free < Math.min(batch, Math.ceil(concurrency / 4))) return false;
     let claimed: ClaimedRow[];
     try {
-      const raw = (await this.db.query(CLAIM_SQL, [Math.min(free, batch), this.leaseSeconds])) as [
-        ClaimedRow[],
-        number,
-      ];
-      claimed = raw[0];
+      claimed = await this.rows.claimDueAcrossWorkspaces(Math.min(free, batch), this.leaseSeconds);
     } catch (err) {
       this.backlog = false;
       throw err;
@@ -343,13 +272,15 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
 
   private async writeSuccesses(rs: Result[]): Promise<void> {
     try {
-      await this.db.query(SUCCESS_SQL, [
-        rs.map((r) => r.row.id),
-        rs.map((r) => r.outcome.statusCode),
-        rs.map((r) => r.outcome.durationMs),
-        rs.map((r) => r.at.toISOString()),
-        rs.map((r) => r.outcome.excerpt),
-      ]);
+      await this.rows.recordSuccessesAcrossWorkspaces(
+        rs.map((r) => ({
+          id: r.row.id,
+          statusCode: r.outcome.statusCode,
+          durationMs: r.outcome.durationMs,
+          at: r.at,
+          excerpt: r.outcome.excerpt,
+        })),
+      );
     } catch (err) {
       // The lease expires and the deliveries are attempted again: at least once.
       logger.error({ err, count: rs.length }, 'recording webhook successes failed');
@@ -363,20 +294,20 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
     const delay = base * (1 + Math.random() * 0.1);
     const reason = `${DISABLE_AFTER_FAILURES} consecutive failed attempts (last: ${r.outcome.error ?? 'failure'})`;
     try {
-      await this.db.query(FAILURE_SQL, [
-        r.row.id,
-        r.row.endpoint_id,
-        MAX_ATTEMPTS,
-        delay,
-        r.at.toISOString(),
-        r.outcome.statusCode,
-        r.outcome.error,
-        r.outcome.errorClass,
-        DISABLE_AFTER_FAILURES,
-        reason,
-        r.outcome.durationMs,
-        r.outcome.excerpt,
-      ]);
+      await this.rows.recordFailureAcrossWorkspaces({
+        id: r.row.id,
+        endpointId: r.row.endpoint_id,
+        maxAttempts: MAX_ATTEMPTS,
+        delaySeconds: delay,
+        at: r.at,
+        statusCode: r.outcome.statusCode,
+        error: r.outcome.error,
+        errorClass: r.outcome.errorClass,
+        disableAfter: DISABLE_AFTER_FAILURES,
+        disabledReason: reason,
+        durationMs: r.outcome.durationMs,
+        excerpt: r.outcome.excerpt,
+      });
     } catch (err) {
       logger.error({ err, delivery: r.row.id }, 'recording a webhook failure failed');
     }

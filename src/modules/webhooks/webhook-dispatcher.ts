@@ -5,61 +5,16 @@
  * transaction). A crash before commit leaves the events undispatched; after it, the deliveries exist.
  */
 import { Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import { logger } from '../../common/logging/logger.js';
 import { appConfig } from '../../config/app-config.js';
-import { pgPool, type PgClient } from '../../database/pg-pool.js';
+import type { PgClient } from '../../database/pg-pool.js';
 import { onOutboxWrite, OUTBOX_CHANNEL } from '../events/outbox.js';
-import { OCCURRED_AT_ISO, WebhookDeliveryWorker, type ClaimedRow } from './webhook-delivery.worker.js';
+import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
+import { WebhookDeliveryWorker } from './webhook-delivery.worker.js';
 import { webhookSettings } from './webhook-settings.js';
 
 const BATCH = 1000;
 const FIRST_BATCH = 100;
-
-/**
- * The fan-out both passes share: claim up to $1 undispatched events (`evColumns` of them), create one
- * delivery per subscribed endpoint of their workspace, first attempt at `nextAttempt`, and mark the
- * events dispatched, in one statement.
- */
-const fanOut = (evColumns: string, nextAttempt: string, returning: string): string => `
-WITH ev AS (
-  SELECT ${evColumns} FROM events
-  WHERE dispatched_at IS NULL
-  ORDER BY created_at
-  LIMIT $1
-  FOR UPDATE SKIP LOCKED
-), ins AS (
-  INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, event, status, next_attempt_at)
-  SELECT ev.workspace_id, e.id, ev.id, ev.type, 'pending', ${nextAttempt}
-  FROM ev JOIN webhook_endpoints e
-    ON e.workspace_id = ev.workspace_id AND split_part(ev.type, '.', 1) = ANY (e.events)
-  ON CONFLICT (endpoint_id, event_id) DO NOTHING
-  RETURNING ${returning}
-), upd AS (
-  UPDATE events SET dispatched_at = now() FROM ev WHERE events.id = ev.id RETURNING 1
-)`;
-
-const DISPATCH_SQL = `${fanOut('id, workspace_id, type', 'now() + make_interval(secs => $2::float8)', '1')}
-SELECT (SELECT count(*) FROM upd)::int AS events, (SELECT count(*) FROM ins)::int AS deliveries`;
-
-/**
- * The same, when the first attempt is due at once: deliveries to enabled endpoints are created
- * already leased to this process ($3 seconds) and returned with what an attempt needs, so the local
- * delivery loop starts them without a claim round trip. If this process dies, the lease expires and
- * any process claims them.
- */
-const DISPATCH_AND_LEASE_SQL = `${fanOut(
-  'id, workspace_id, type, data, occurred_at',
-  `now() + make_interval(secs => CASE WHEN e.status = 'enabled' THEN $3::float8 ELSE $2::float8 END)`,
-  'id, attempts, event_id, event, workspace_id, endpoint_id',
-)}
-SELECT c.events, x.* FROM (SELECT count(*)::int AS events FROM upd) c
-LEFT JOIN (
-  SELECT ins.id, ins.attempts, ins.event_id, ins.event, ins.workspace_id, ins.endpoint_id, e.url,
-    e.secret_sealed, e.status AS endpoint_status, ev.data::text AS data, ${OCCURRED_AT_ISO} AS occurred_at
-  FROM ins JOIN ev ON ev.id = ins.event_id JOIN webhook_endpoints e ON e.id = ins.endpoint_id
-) x ON true`;
 
 /**
  * Below this much room in the local delivery loop the dispatcher waits instead of handing over, so
@@ -78,7 +33,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   private idle = true;
 
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly rows: WebhookDeliveryRepository,
     private readonly deliveries: WebhookDeliveryWorker,
   ) {}
 
@@ -118,17 +73,17 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   private async listen(): Promise<void> {
     if (!this.running) return;
     try {
-      const client = await pgPool(this.db).connect();
-      this.listener = client;
-      client.on('notification', () => this.wake());
-      client.on('error', () => {
-        // Released already (shutdown, or an earlier error): releasing twice throws inside pg-pool.
-        if (this.listener !== client) return;
-        this.listener = null;
-        client.release(true);
-        if (this.running) setTimeout(() => void this.listen(), 1000).unref();
+      const client = await this.rows.listenAcrossWorkspaces(OUTBOX_CHANNEL, {
+        notification: () => this.wake(),
+        error: (failed) => {
+          // Released already (shutdown, or an earlier error): releasing twice throws inside pg-pool.
+          if (this.listener !== failed) return;
+          this.listener = null;
+          failed.release(true);
+          if (this.running) setTimeout(() => void this.listen(), 1000).unref();
+        },
       });
-      await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
+      this.listener = client;
       if (!this.running) {
         this.listener = null;
         client.release(true);
@@ -143,21 +98,17 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   /** One dispatch pass; returns how many events it took. Exposed for tests and the CLI. */
   async dispatchOnce(): Promise<{ events: number; deliveries: number }> {
     const firstDelay = appConfig().webhookRetryScheduleSeconds[0] ?? 0;
-    const rows = (await this.db.query(DISPATCH_SQL, [BATCH, firstDelay])) as Array<{
-      events: number;
-      deliveries: number;
-    }>;
-    return rows[0] ?? { events: 0, deliveries: 0 };
+    return this.rows.dispatchAcrossWorkspaces(BATCH, firstDelay);
   }
 
   /** Dispatches and hands the new deliveries of enabled endpoints to the local delivery loop. */
   async dispatchAndLease(limit: number): Promise<{ events: number; deliveries: number }> {
     const firstDelay = appConfig().webhookRetryScheduleSeconds[0] ?? 0;
-    const rows = (await this.db.query(DISPATCH_AND_LEASE_SQL, [
+    const rows = await this.rows.dispatchAndLeaseAcrossWorkspaces(
       limit,
       firstDelay,
       this.deliveries.leaseSeconds,
-    ])) as Array<ClaimedRow & { events: number; id: number | null; endpoint_status: string }>;
+    );
     const leased = rows.filter((r) => r.id !== null && r.endpoint_status === 'enabled');
     if (leased.length) this.deliveries.accept(leased);
     return { events: rows[0]?.events ?? 0, deliveries: rows.filter((r) => r.id !== null).length };

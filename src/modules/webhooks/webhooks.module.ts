@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { workerProviders } from '../../common/queue/worker-providers.js';
 import { WebhookDelivery } from './entities/webhook-delivery.entity.js';
 import { WebhookEndpoint } from './entities/webhook-endpoint.entity.js';
+import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
 import { WebhookDeliveryWorker } from './webhook-delivery.worker.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { WebhooksController } from './webhooks.controller.js';
@@ -11,7 +12,7 @@ import { WebhooksService } from './webhooks.service.js';
 
 /**
  * Webhook endpoints (API) and, in worker processes, the outbox dispatcher and the delivery loop
- * (CONTRACT §6). State lives in Postgres; every worker process runs both loops concurrently.
+ *. State lives in Postgres; every worker process runs both loops concurrently.
  */
 @Module({
   imports: [TypeOrmModule.forFeature([WebhookEndpoint, WebhookDelivery])],
@@ -20,6 +21,7 @@ import { WebhooksService } from './webhooks.service.js';
     WebhooksService,
     WebhookEndpointsRepository,
     WebhookDeliveriesRepository,
+    WebhookDeliveryRepository,
     ...workerProviders(WebhookDeliveryWorker, WebhookDispatcher),
   ],
   exports: [WebhooksService],

@@ -5,6 +5,7 @@ import { TenantRepository } from '../../common/tenant/tenant.repository.js';
 import { WebhookDelivery } from './entities/webhook-delivery.entity.js';
 import { WebhookEndpoint } from './entities/webhook-endpoint.entity.js';
 import { paginate, type Page, type PageQueryDto } from '../../common/http/pagination.js';
+import type { EntityManager } from 'typeorm';
 
 @Injectable()
 export class WebhookEndpointsRepository extends TenantRepository<WebhookEndpoint> {
@@ -18,6 +19,12 @@ export class WebhookEndpointsRepository extends TenantRepository<WebhookEndpoint
       tenant: workspaceId,
       route: 'webhook_endpoints.index',
     });
+  }
+
+  /** Deletes the endpoint and its deliveries. */
+  async deleteWithDeliveries(workspaceId: string, id: number, manager: EntityManager): Promise<void> {
+    await manager.delete(WebhookDelivery, { workspaceId, endpointId: id });
+    await manager.delete(WebhookEndpoint, { workspaceId, id });
   }
 }
 

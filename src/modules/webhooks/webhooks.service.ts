@@ -162,8 +162,7 @@ export class WebhooksService {
     await this.db.transaction(async (manager) => {
       const found = await this.endpoints.findOneForUpdate(workspaceId, { id }, manager);
       if (!found) throw ApiError.notFound('Webhook endpoint');
-      await manager.delete(WebhookDelivery, { workspaceId, endpointId: id });
-      await manager.delete(WebhookEndpoint, { workspaceId, id });
+      await this.endpoints.deleteWithDeliveries(workspaceId, id, manager);
     });
   }
 
