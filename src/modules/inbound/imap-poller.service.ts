@@ -21,15 +21,13 @@
  * work (not by the deadline) until it has stopped, so an abandoned poll never runs beside the next.
  */
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { ImapFlow } from 'imapflow';
-import type { DataSource } from 'typeorm';
 import { MiB } from '../../common/http/body-reader.js';
 import { logger } from '../../common/logging/logger.js';
 import { appConfig } from '../../config/app-config.js';
-import { rows } from '../../database/query-rows.js';
-import { Inbox } from '../inboxes/entities/inbox.entity.js';
+import type { Inbox } from '../inboxes/entities/inbox.entity.js';
 import { openSettings } from '../inboxes/inbox-credentials.js';
+import { InboundRepository } from './inbound.repository.js';
 import { IngestionService } from './ingestion.service.js';
 import { isTransientFailure } from './transient-failure.js';
 
@@ -61,7 +59,7 @@ export class ImapPoller {
   private readonly failures = new Map<string, number>();
 
   constructor(
-    @InjectDataSource() private readonly ds: DataSource,
+    private readonly inbound: InboundRepository,
     private readonly ingestion: IngestionService,
   ) {}
 
@@ -71,10 +69,7 @@ export class ImapPoller {
    */
   async pollAll(): Promise<Map<string, PollOutcome>> {
     const { imapPollConcurrency, imapPollDeadlineSeconds } = appConfig();
-    const inboxes = await rows<{ id: string }>(
-      this.ds.manager,
-      'SELECT id FROM inboxes WHERE imap_sealed IS NOT NULL ORDER BY id',
-    );
+    const inboxes = (await this.inbound.inboxIdsToPollAcrossWorkspaces()).map((id: string) => ({ id }));
     const outcomes = new Map<string, PollOutcome>();
     let next = 0;
     const lane = async (): Promise<void> => {
@@ -115,26 +110,14 @@ export class ImapPoller {
 
   /** Polls one inbox under its advisory lock ('busy' when another poll holds it). */
   async pollInbox(inboxId: string, abandon: Abandon = { abandoned: false }): Promise<PollOutcome> {
-    const runner = this.ds.createQueryRunner();
-    await runner.connect();
-    const lockKey = `imap:${inboxId}`;
-    try {
-      const [got] = (await runner.query('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok', [
-        lockKey,
-      ])) as Array<{ ok: boolean }>;
-      if (!got.ok) return { status: 'busy' };
-      try {
-        return await this.pollLocked(inboxId, abandon);
-      } finally {
-        await runner.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [lockKey]);
-      }
-    } finally {
-      await runner.release();
-    }
+    const outcome = await this.inbound.withInboxLockAcrossWorkspaces(inboxId, () =>
+      this.pollLocked(inboxId, abandon),
+    );
+    return outcome === 'busy' ? { status: 'busy' } : outcome;
   }
 
   private async pollLocked(inboxId: string, abandon: Abandon): Promise<PollOutcome> {
-    const inbox = await this.ds.getRepository(Inbox).findOne({ where: { id: inboxId } });
+    const inbox = await this.inbound.findInboxAcrossWorkspaces(inboxId);
     if (!inbox?.imapSealed || abandon.abandoned) return { status: 'not_polled' };
     const s = openSettings(inbox.imapSealed, inbox.id, 'imap');
     const timeout = appConfig().imapPollDeadlineSeconds * 1000;
@@ -162,10 +145,7 @@ export class ImapPoller {
       const last = inbox.imapUidValidity === validity ? (inbox.imapLastUid ?? 0) : 0;
       if (inbox.imapUidValidity !== validity) {
         // A new mailbox generation: UIDs restart, so does the checkpoint.
-        await this.ds.query('UPDATE inboxes SET imap_uid_validity = $2, imap_last_uid = 0 WHERE id = $1', [
-          inbox.id,
-          validity,
-        ]);
+        await this.inbound.resetCheckpointAcrossWorkspaces(inbox.id, validity);
       }
       const found = await client.search({ uid: `${last + 1}:*` }, { uid: true });
       const uids = (Array.isArray(found) ? found : []).filter((u) => u > last).sort((a, b) => a - b);
@@ -243,11 +223,7 @@ export class ImapPoller {
 
   /** Moves the checkpoint past `uid` (never back, never across a UIDVALIDITY change); counts a skip. */
   private async advance(inboxId: string, validity: string, uid: number, skipped: boolean): Promise<void> {
-    await this.ds.query(
-      `UPDATE inboxes SET imap_last_uid = $3, imap_skipped_oversize = imap_skipped_oversize + $4
-       WHERE id = $1 AND imap_uid_validity = $2 AND COALESCE(imap_last_uid, 0) < $3`,
-      [inboxId, validity, uid, skipped ? 1 : 0],
-    );
+    await this.inbound.advanceCheckpointAcrossWorkspaces(inboxId, validity, uid, skipped);
   }
 
   /** A blip is only logged; IMAP_FAILURES_BEFORE_ERROR failed polls in a row show on the inbox. */
@@ -264,11 +240,8 @@ export class ImapPoller {
     this.failures.set(inboxId, failures);
     logger.warn({ inboxId, err: message, failures }, 'imap: poll failed');
     if (failures >= IMAP_FAILURES_BEFORE_ERROR) {
-      await this.ds
-        .query('UPDATE inboxes SET last_error = $2, last_error_at = now() WHERE id = $1', [
-          inboxId,
-          `imap: ${message.slice(0, 300)}`,
-        ])
+      await this.inbound
+        .noteInboxErrorAcrossWorkspaces(inboxId, `imap: ${message.slice(0, 300)}`)
         .catch((err: unknown) =>
           logger.warn(
             { inboxId, err: err instanceof Error ? err.message : String(err) },

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ImapPoller } from './imap-poller.service.js';
 import { InboundController } from './inbound.controller.js';
+import { InboundRepository } from './inbound.repository.js';
 import { IngestionService } from './ingestion.service.js';
 
 /**
@@ -11,7 +12,7 @@ import { IngestionService } from './ingestion.service.js';
  */
 @Module({
   controllers: [InboundController],
-  providers: [IngestionService, ImapPoller],
+  providers: [InboundRepository, IngestionService, ImapPoller],
   exports: [IngestionService, ImapPoller],
 })
 export class InboundModule {}

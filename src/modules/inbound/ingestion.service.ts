@@ -19,11 +19,11 @@ import { logger } from '../../common/logging/logger.js';
 import { bumpMetric } from '../analytics/metrics.js';
 import { recordEvent } from '../events/outbox.js';
 import type { Inbox } from '../inboxes/entities/inbox.entity.js';
-import { Message, type MessageKind } from '../threads/entities/message.entity.js';
+import type { MessageKind } from '../threads/entities/message.entity.js';
 import { classify, referencedMessageIds, type Classification } from './classify.js';
 import { recordHardBounce, stopEnrollment } from '../enrollments/enrollment-effects.js';
 import { toMessageEventView } from '../threads/message.view.js';
-import { rows } from '../../database/query-rows.js';
+import { InboundRepository, type OriginalMessage } from './inbound.repository.js';
 
 /** Bodies kept for inbound mail are cut here (the raw mail is not stored). */
 const MAX_BODY_CHARS = 200_000;
@@ -41,18 +41,12 @@ export type IngestResult =
   | { status: 'duplicate'; message_id: number }
   | { status: 'recorded'; kind: MessageKind; classification: string; message_id: number };
 
-interface Original {
-  id: number;
-  thread_id: number;
-  enrollment_id: number | null;
-  to_address: string;
-  contact_id: number;
-  campaign_id: number | null;
-}
-
 @Injectable()
 export class IngestionService {
-  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly inbound: InboundRepository,
+  ) {}
 
   async ingest(inbox: Pick<Inbox, 'id' | 'workspaceId' | 'email'>, raw: Buffer): Promise<IngestResult> {
     let mail: ParsedMail;
@@ -67,14 +61,7 @@ export class IngestionService {
       (r) => !r.includes('\0'),
     );
     if (refs.length === 0) return this.ignore(inbox, 'no references to a sent message');
-    const [original] = await rows<Original>(
-      this.ds.manager,
-      `SELECT m.id, m.thread_id, m.enrollment_id, m.to_address, t.contact_id, t.campaign_id
-       FROM messages m JOIN threads t ON t.id = m.thread_id
-       WHERE m.workspace_id = $1 AND m.direction = 'outbound' AND m.message_id = ANY($2::text[])
-       ORDER BY m.id DESC LIMIT 1`,
-      [inbox.workspaceId, refs],
-    );
+    const original = await this.inbound.findOriginal(inbox.workspaceId, refs);
     if (!original) return this.ignore(inbox, 'matches no sent message');
     const ownId =
       mail.messageId && /^<[^>\s\0]+>$/.test(mail.messageId.trim())
@@ -93,19 +80,14 @@ export class IngestionService {
     inbox: Pick<Inbox, 'id' | 'workspaceId' | 'email'>,
     mail: ParsedMail,
     c: Classification,
-    original: Original,
+    original: OriginalMessage,
     ownId: string,
   ): Promise<IngestResult> {
     const ws = inbox.workspaceId;
     // The same mail may arrive over IMAP and the inbound route at once: serialise on its Message-ID.
-    await m.query(`SET LOCAL lock_timeout = '${INGEST_LOCK_TIMEOUT}'`);
-    await m.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`inbound:${ws}:${ownId}`]);
-    const [dup] = await rows<{ id: number }>(
-      m,
-      `SELECT id FROM messages WHERE workspace_id = $1 AND direction = 'inbound' AND message_id = $2 LIMIT 1`,
-      [ws, ownId],
-    );
-    if (dup) return { status: 'duplicate', message_id: Number(dup.id) };
+    await this.inbound.lockMessageId(ws, ownId, INGEST_LOCK_TIMEOUT, m);
+    const dup = await this.inbound.findInboundId(ws, ownId, m);
+    if (dup !== null) return { status: 'duplicate', message_id: dup };
 
     // Suppression takes the workspace's suppression lock before any contact row is touched.
     if (c.kind === 'bounce' && c.bounceType === 'hard') {
@@ -126,53 +108,33 @@ export class IngestionService {
     const from = mail.from?.value?.[0]?.address ?? mail.from?.text ?? 'unknown';
     const body = mail.text ?? (typeof mail.html === 'string' ? mail.html : null);
     const now = new Date();
-    const [inserted] = await rows<{ id: number }>(
-      m,
-      `INSERT INTO messages (workspace_id, thread_id, enrollment_id, direction, kind, from_address, to_address,
-         subject, body, message_id, in_reply_to, status, received_at)
-       VALUES ($1, $2, $3, 'inbound', $4, $5, $6, $7, $8, $9, $10, 'received', $11)
-       RETURNING id`,
-      [
-        ws,
-        original.thread_id,
-        original.enrollment_id,
+    const messageRowId = await this.inbound.insertInbound(
+      ws,
+      {
+        threadId: original.thread_id,
+        enrollmentId: original.enrollment_id,
         kind,
-        storable(from.toLowerCase()),
-        inbox.email,
-        mail.subject ? storable(mail.subject) : null,
-        body ? storable(body.slice(0, MAX_BODY_CHARS)) : null,
-        ownId,
-        typeof mail.inReplyTo === 'string' ? storable(mail.inReplyTo.trim().slice(0, 998)) : null,
-        now,
-      ],
-    );
-    const messageRowId = Number(inserted.id);
-    await m.query(
-      `UPDATE threads SET message_count = message_count + 1,
-         last_message_at = GREATEST(COALESCE(last_message_at, $2), $2) WHERE id = $1`,
-      [original.thread_id, now],
+        from: storable(from.toLowerCase()),
+        to: inbox.email,
+        subject: mail.subject ? storable(mail.subject) : null,
+        body: body ? storable(body.slice(0, MAX_BODY_CHARS)) : null,
+        messageId: ownId,
+        inReplyTo: typeof mail.inReplyTo === 'string' ? storable(mail.inReplyTo.trim().slice(0, 998)) : null,
+        receivedAt: now,
+      },
+      m,
     );
 
     const campaignId = original.campaign_id;
     switch (c.kind) {
       case 'reply': {
-        const [campaign] = campaignId
-          ? await rows<{ stop_on_reply: boolean }>(
-              m,
-              'SELECT stop_on_reply FROM campaigns WHERE workspace_id = $1 AND id = $2',
-              [ws, campaignId],
-            )
-          : [];
-        if (original.enrollment_id !== null && (campaign?.stop_on_reply ?? true)) {
+        const stopsOnReply = campaignId ? await this.inbound.stopsOnReply(ws, campaignId, m) : true;
+        if (original.enrollment_id !== null && stopsOnReply) {
           await stopEnrollment(m, ws, original.enrollment_id, 'replied');
         }
-        await m.query(
-          `UPDATE contacts SET stage = 'replied', updated_at = now()
-           WHERE workspace_id = $1 AND id = $2 AND stage IN ('new', 'contacted')`,
-          [ws, original.contact_id],
-        );
+        await this.inbound.markContactReplied(ws, original.contact_id, m);
         if (campaignId) await bumpMetric(m, ws, campaignId, 'replied', 1, now);
-        const message = await m.getRepository(Message).findOneOrFail({ where: { id: messageRowId } });
+        const message = await this.inbound.findMessage(ws, messageRowId, m);
         await recordEvent(m, {
           workspaceId: ws,
           type: 'email.replied',
@@ -192,10 +154,12 @@ export class IngestionService {
         if (c.bounceType === 'policy') {
           // 5.7.x: the receiving side refused us by policy (reputation, authentication), not the
           // address. Recorded on the inbox for a person to look at; nothing is paused or suppressed.
-          await m.query('UPDATE inboxes SET last_error = $2, last_error_at = now() WHERE id = $1', [
+          await this.inbound.noteInboxError(
+            ws,
             inbox.id,
             storable(`policy rejection ${c.statusCode}: ${(c.diagnostic ?? '').slice(0, 300)}`),
-          ]);
+            m,
+          );
         }
         break;
     }

@@ -1,0 +1,210 @@
+/**
+ * The statements of inbound mail: matching a mail to the message it answers, recording it in its
+ * thread, the effects on contacts and inboxes, and the IMAP checkpoints. Ingestion runs in one
+ * workspace (the inbox's); IMAP polling spans workspaces (it visits every inbox with IMAP settings).
+ */
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import { rows } from '../../database/query-rows.js';
+import { Inbox } from '../inboxes/entities/inbox.entity.js';
+import { Message, type MessageKind } from '../threads/entities/message.entity.js';
+
+/** The outbound message a mail refers to, with its thread's contact and campaign. */
+export interface OriginalMessage {
+  id: number;
+  thread_id: number;
+  enrollment_id: number | null;
+  to_address: string;
+  contact_id: number;
+  campaign_id: number | null;
+}
+
+export interface InboundMessageRow {
+  threadId: number;
+  enrollmentId: number | null;
+  kind: MessageKind;
+  from: string;
+  to: string;
+  subject: string | null;
+  body: string | null;
+  messageId: string;
+  inReplyTo: string | null;
+  receivedAt: Date;
+}
+
+@Injectable()
+export class InboundRepository {
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+
+  /** The newest outbound message of the workspace whose Message-ID is one of `refs`. */
+  async findOriginal(workspaceId: string, refs: string[]): Promise<OriginalMessage | undefined> {
+    const [original] = await rows<OriginalMessage>(
+      this.ds.manager,
+      `SELECT m.id, m.thread_id, m.enrollment_id, m.to_address, t.contact_id, t.campaign_id
+       FROM messages m JOIN threads t ON t.id = m.thread_id
+       WHERE m.workspace_id = $1 AND m.direction = 'outbound' AND m.message_id = ANY($2::text[])
+       ORDER BY m.id DESC LIMIT 1`,
+      [workspaceId, refs],
+    );
+    return original;
+  }
+
+  /**
+   * Serialises ingestion of one Message-ID (the same mail may arrive over IMAP and the inbound route
+   * at once), waiting at most `lockTimeout` for any lock in this transaction.
+   */
+  async lockMessageId(
+    workspaceId: string,
+    messageId: string,
+    lockTimeout: string,
+    m: EntityManager,
+  ): Promise<void> {
+    await m.query(`SET LOCAL lock_timeout = '${lockTimeout}'`);
+    await m.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+      `inbound:${workspaceId}:${messageId}`,
+    ]);
+  }
+
+  /** The id of an inbound message already recorded with this Message-ID, if any. */
+  async findInboundId(workspaceId: string, messageId: string, m: EntityManager): Promise<number | null> {
+    const [dup] = await rows<{ id: number }>(
+      m,
+      `SELECT id FROM messages WHERE workspace_id = $1 AND direction = 'inbound' AND message_id = $2 LIMIT 1`,
+      [workspaceId, messageId],
+    );
+    return dup ? Number(dup.id) : null;
+  }
+
+  /** Records the inbound message in its thread (count and last activity bumped); its id. */
+  async insertInbound(workspaceId: string, r: InboundMessageRow, m: EntityManager): Promise<number> {
+    const [inserted] = await rows<{ id: number }>(
+      m,
+      `INSERT INTO messages (workspace_id, thread_id, enrollment_id, direction, kind, from_address, to_address,
+         subject, body, message_id, in_reply_to, status, received_at)
+       VALUES ($1, $2, $3, 'inbound', $4, $5, $6, $7, $8, $9, $10, 'received', $11)
+       RETURNING id`,
+      [
+        workspaceId,
+        r.threadId,
+        r.enrollmentId,
+        r.kind,
+        r.from,
+        r.to,
+        r.subject,
+        r.body,
+        r.messageId,
+        r.inReplyTo,
+        r.receivedAt,
+      ],
+    );
+    await m.query(
+      `UPDATE threads SET message_count = message_count + 1,
+         last_message_at = GREATEST(COALESCE(last_message_at, $3), $3) WHERE workspace_id = $1 AND id = $2`,
+      [workspaceId, r.threadId, r.receivedAt],
+    );
+    return Number(inserted.id);
+  }
+
+  async findMessage(workspaceId: string, id: number, m: EntityManager): Promise<Message> {
+    return m.getRepository(Message).findOneOrFail({ where: { workspaceId, id } });
+  }
+
+  /** Whether the campaign stops an enrollment on reply (true when the campaign is gone). */
+  async stopsOnReply(workspaceId: string, campaignId: number, m: EntityManager): Promise<boolean> {
+    const [campaign] = await rows<{ stop_on_reply: boolean }>(
+      m,
+      'SELECT stop_on_reply FROM campaigns WHERE workspace_id = $1 AND id = $2',
+      [workspaceId, campaignId],
+    );
+    return campaign?.stop_on_reply ?? true;
+  }
+
+  /** `new|contacted` → `replied`. */
+  async markContactReplied(workspaceId: string, contactId: number, m: EntityManager): Promise<void> {
+    await m.query(
+      `UPDATE contacts SET stage = 'replied', updated_at = now()
+       WHERE workspace_id = $1 AND id = $2 AND stage IN ('new', 'contacted')`,
+      [workspaceId, contactId],
+    );
+  }
+
+  /** Shows a problem on the inbox (`last_error`, `last_error_at`) for a person to look at. */
+  async noteInboxError(
+    workspaceId: string,
+    inboxId: string,
+    message: string,
+    m?: EntityManager,
+  ): Promise<void> {
+    await (m ?? this.ds.manager).query(
+      'UPDATE inboxes SET last_error = $3, last_error_at = now() WHERE workspace_id = $1 AND id = $2',
+      [workspaceId, inboxId, message],
+    );
+  }
+
+  // IMAP polling: every inbox with IMAP settings, in any workspace.
+
+  async inboxIdsToPollAcrossWorkspaces(): Promise<string[]> {
+    const found = await rows<{ id: string }>(
+      this.ds.manager,
+      'SELECT id FROM inboxes WHERE imap_sealed IS NOT NULL ORDER BY id',
+    );
+    return found.map((r) => r.id);
+  }
+
+  /**
+   * Runs `fn` holding the inbox's session advisory lock on a dedicated connection; 'busy' when
+   * another process holds it (that poll is already running).
+   */
+  async withInboxLockAcrossWorkspaces<T>(inboxId: string, fn: () => Promise<T>): Promise<T | 'busy'> {
+    const runner = this.ds.createQueryRunner();
+    await runner.connect();
+    const lockKey = `imap:${inboxId}`;
+    try {
+      const [got] = (await runner.query('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok', [
+        lockKey,
+      ])) as Array<{ ok: boolean }>;
+      if (!got.ok) return 'busy';
+      try {
+        return await fn();
+      } finally {
+        await runner.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [lockKey]);
+      }
+    } finally {
+      await runner.release();
+    }
+  }
+
+  findInboxAcrossWorkspaces(inboxId: string): Promise<Inbox | null> {
+    return this.ds.getRepository(Inbox).findOne({ where: { id: inboxId } });
+  }
+
+  /** A new mailbox generation (UIDVALIDITY changed): UIDs restart, so does the checkpoint. */
+  async resetCheckpointAcrossWorkspaces(inboxId: string, validity: string): Promise<void> {
+    await this.ds.query('UPDATE inboxes SET imap_uid_validity = $2, imap_last_uid = 0 WHERE id = $1', [
+      inboxId,
+      validity,
+    ]);
+  }
+
+  /** Moves the checkpoint past `uid` (never back, never across a UIDVALIDITY change); counts a skip. */
+  async advanceCheckpointAcrossWorkspaces(
+    inboxId: string,
+    validity: string,
+    uid: number,
+    skipped: boolean,
+  ): Promise<void> {
+    await this.ds.query(
+      `UPDATE inboxes SET imap_last_uid = $3, imap_skipped_oversize = imap_skipped_oversize + $4
+       WHERE id = $1 AND imap_uid_validity = $2 AND COALESCE(imap_last_uid, 0) < $3`,
+      [inboxId, validity, uid, skipped ? 1 : 0],
+    );
+  }
+
+  async noteInboxErrorAcrossWorkspaces(inboxId: string, message: string): Promise<void> {
+    await this.ds.query('UPDATE inboxes SET last_error = $2, last_error_at = now() WHERE id = $1', [
+      inboxId,
+      message,
+    ]);
+  }
+}
