@@ -3,6 +3,7 @@
  * 50,000-row import; a restarted worker resumes it (recovery path) and it completes with exact
  * counts and no duplicate contacts. Also drives the built `import` CLI command.
  */
+import { ImportRowsRepository } from '../src/modules/imports/import-rows.repository.js';
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,7 +30,7 @@ describe('imports survive kill -9 of the worker', () => {
     await runMigrations();
     db = createDataSource();
     await db.initialize();
-    imports = new ImportsService(db, new ImportsRepository(db));
+    imports = new ImportsService(db, new ImportsRepository(db), new ImportRowsRepository(db));
   }, 300_000);
 
   afterAll(async () => {

@@ -1,5 +1,5 @@
 /**
- * The import route's body limit (CONTRACT §12): what the plan's import_row_cap can need, at least
+ * The import route's body limit: what the plan's import_row_cap can need, at least
  * 1 MiB, at most 64 MiB. `@RawBody(importBodyLimitOf)` on ImportsController.create makes the API-key
  * guard read the body as raw bytes after authentication (401/403/429 first) and before the
  * idempotency interceptor (which fingerprints the Buffer); the handler parses it as a stream.
@@ -8,6 +8,7 @@ import type { DataSource } from 'typeorm';
 import { ApiError } from '../../common/http/api-error.js';
 import { hasBody, MiB } from '../../common/http/body-reader.js';
 import type { ServiceRequest } from '../../common/http/request-context.js';
+import { ImportRowsRepository } from './import-rows.repository.js';
 
 /** Bytes of JSON one import row may need on average (the body limit is the row cap times this). */
 export const IMPORT_BYTES_PER_ROW = 1024;
@@ -25,9 +26,6 @@ export async function importBodyLimitOf(req: ServiceRequest, db: DataSource): Pr
   }
   const workspaceId = req.principal?.workspaceId;
   if (!workspaceId) return MiB;
-  const [row] = (await db.query(
-    `SELECT o.import_row_cap FROM workspaces w JOIN organizations o ON o.id = w.organization_id WHERE w.id = $1`,
-    [workspaceId],
-  )) as Array<{ import_row_cap: number }>;
-  return row ? importBodyLimit(row.import_row_cap) : MiB;
+  const plan = await new ImportRowsRepository(db).planOf(workspaceId);
+  return plan ? importBodyLimit(plan.import_row_cap) : MiB;
 }

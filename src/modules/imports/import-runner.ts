@@ -10,12 +10,13 @@
  */
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { notifyOutbox } from '../events/outbox.js';
-import type { ImportRowError, ImportStatus } from './entities/import-batch.entity.js';
+import type { ImportStatus } from './entities/import-batch.entity.js';
 import { MAX_CUSTOM_FIELDS } from './import-rows.js';
 import { lockSuppressionsShared } from '../suppressions/suppression-store.js';
-import { isContactCapError, ROOM_SQL } from '../contacts/contact-cap.js';
+import { isContactCapError } from '../contacts/contact-cap.js';
+import { ImportRowsRepository, type BatchRow } from './import-rows.repository.js';
 
 /** Rows per chunk (a checkpoint after each). IMPORT_CHUNK_ROWS overrides it (tests, tuning). */
 export const IMPORT_CHUNK_ROWS = Math.max(1, Number(process.env.IMPORT_CHUNK_ROWS) || 5000);
@@ -36,163 +37,6 @@ export interface ImportProgress {
 
 export type RunOutcome = 'completed' | 'failed' | 'gone' | 'interrupted';
 
-interface BatchRow {
-  id: number;
-  workspace_id: string;
-  status: ImportStatus;
-  update_existing: boolean;
-  total_rows: number;
-  processed_rows: number;
-  created_count: number;
-  updated_count: number;
-  skipped_count: number;
-  error_count: number;
-  errors: ImportRowError[];
-}
-
-const BATCH_COLUMNS = `id, workspace_id, status, update_existing, total_rows, processed_rows, created_count,
-  updated_count, skipped_count, error_count, errors`;
-
-/** Valid, first-of-their-address staged rows of one chunk ($1 import, ($2, $3] row range). */
-const SRC = `src AS (
-  SELECT r.row_number, r.data AS d, r.data->>'email' AS email
-  FROM import_rows r
-  WHERE r.import_id = $1 AND r.row_number > $2 AND r.row_number <= $3 AND r.data ? 'email'
-)`;
-
-/**
- * The suppression of an address: its own entry first, else its domain's ($4 workspace). Each join
- * matches at most one row (unique per workspace). A workspace without suppressions skips the joins.
- */
-interface SuppressionSql {
-  join: string;
-  reason: string;
-  at: string;
-}
-const WITH_SUPPRESSIONS: SuppressionSql = {
-  join: `LEFT JOIN suppressions se ON se.workspace_id = $4 AND se.email = src.email
-  LEFT JOIN suppressions sd ON sd.workspace_id = $4 AND sd.domain = regexp_replace(src.email, '^.*@', '')`,
-  reason: 'COALESCE(se.reason, sd.reason)',
-  at: 'CASE WHEN se.id IS NOT NULL THEN se.created_at ELSE sd.created_at END',
-};
-const WITHOUT_SUPPRESSIONS: SuppressionSql = { join: '', reason: 'NULL::text', at: 'NULL::timestamptz' };
-
-const CONTACT_COLUMNS = `c.id, c.email, c.first_name, c.last_name, c.company, c.title, c.phone, c.timezone,
-  c.custom_fields, c.stage, c.source, c.suppression_reason, c.suppressed_at, c.created_at, c.updated_at`;
-
-const CHUNK_SUMMARY_SQL = `
-SELECT count(*)::int AS rows,
-       count(*) FILTER (WHERE data ? 'email')::int AS valid,
-       count(*) FILTER (WHERE data ? '_dup')::int AS duplicates,
-       count(*) FILTER (WHERE data ? '_error')::int AS invalid,
-       COALESCE(jsonb_agg(jsonb_build_object('row', row_number, 'field', data#>>'{_error,field}',
-                'message', data#>>'{_error,message}') ORDER BY row_number)
-                FILTER (WHERE data ? '_error'), '[]'::jsonb) AS errors
-FROM import_rows WHERE import_id = $1 AND row_number > $2 AND row_number <= $3`;
-
-const ISO_FORMAT = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
-const iso = (col: string): string => `to_char(${col} AT TIME ZONE 'UTC', ${ISO_FORMAT})`;
-/** Inserted rows carry created_at = updated_at = now() (as timestamptz(3)): format that once. */
-const isoOrNow = (col: string): string => `CASE WHEN ${col} = t.now3 THEN t.now_iso ELSE ${iso(col)} END`;
-
-/**
- * The contact of CONTRACT §4 (as src/modules/contacts/contact-view.ts shows it), built in SQL so a
- * chunk's `contact.created` events are written by the same statement that inserts the contacts.
- */
-const CONTACT_JSON = `json_build_object(
-  'id', ins.id, 'email', ins.email, 'first_name', ins.first_name, 'last_name', ins.last_name,
-  'company', ins.company, 'title', ins.title, 'phone', ins.phone, 'timezone', ins.timezone,
-  'custom_fields', ins.custom_fields, 'stage', ins.stage, 'sendable', ins.suppression_reason IS NULL,
-  'suppression', CASE WHEN ins.suppression_reason IS NULL THEN NULL ELSE json_build_object(
-    'reason', ins.suppression_reason, 'created_at', ${iso('COALESCE(ins.suppressed_at, ins.updated_at)')}) END,
-  'source', ins.source, 'created_at', ${isoOrNow('ins.created_at')}, 'updated_at', ${isoOrNow('ins.updated_at')})`;
-
-/**
- * New contacts only (an address that exists, or appears concurrently, is left to updateSql), and
- * one `contact.created` outbox row per inserted contact, in the same statement and transaction
- * (the rows recordEvents() would write: id, workspace_id, type, data {contact}, occurred_at).
- */
-const insertSql = (sup: SuppressionSql): string => `
-WITH ${SRC}, ins AS (
-  INSERT INTO contacts AS c (workspace_id, email, first_name, last_name, company, title, phone, timezone,
-                             custom_fields, stage, source, suppression_reason, suppressed_at)
-  SELECT $4::uuid, src.email, src.d->>'first_name', src.d->>'last_name', src.d->>'company', src.d->>'title',
-         src.d->>'phone', src.d->>'timezone', jsonb_strip_nulls(COALESCE(src.d->'custom_fields', '{}'::jsonb)),
-         COALESCE(src.d->>'stage', 'new'), 'import', ${sup.reason}, ${sup.at}
-  FROM src ${sup.join}
-  ORDER BY src.email
-  ON CONFLICT (workspace_id, email) DO NOTHING
-  RETURNING ${CONTACT_COLUMNS}
-), ev AS (
-  INSERT INTO events (id, workspace_id, type, data, occurred_at)
-  SELECT gen_random_uuid(), $4::uuid, 'contact.created', json_build_object('contact', ${CONTACT_JSON}), now()
-  FROM ins CROSS JOIN (
-    SELECT now()::timestamptz(3) AS now3, to_char(now()::timestamptz(3) AT TIME ZONE 'UTC', ${ISO_FORMAT}) AS now_iso
-  ) t
-)
-SELECT email FROM ins`;
-
-const provided = (field: string): string =>
-  `${field} = CASE WHEN src.d ? '${field}' THEN src.d->>'${field}' ELSE c.${field} END`;
-
-/**
- * Existing contacts: provided fields overwrite, custom_fields merge key by key (a null value removes
- * a key; at most 50 keys after the merge), a suppression is never cleared. Runs as its own statement after INSERT so it sees
- * contacts another transaction committed meanwhile ($5: addresses this chunk inserted).
- */
-const updateSql = (sup: SuppressionSql): string => `
-WITH ${SRC}, upd AS (
-  UPDATE contacts c SET
-    ${['first_name', 'last_name', 'company', 'title', 'phone', 'timezone'].map(provided).join(',\n    ')},
-    stage = COALESCE(src.d->>'stage', c.stage),
-    custom_fields = jsonb_strip_nulls(c.custom_fields || COALESCE(src.d->'custom_fields', '{}'::jsonb)),
-    suppression_reason = COALESCE(c.suppression_reason, ${sup.reason}),
-    suppressed_at = CASE WHEN c.suppression_reason IS NULL THEN ${sup.at} ELSE c.suppressed_at END,
-    updated_at = now()
-  FROM src ${sup.join}
-  WHERE c.workspace_id = $4 AND c.email = src.email AND NOT (src.email = ANY($5::text[]))
-    AND (SELECT count(*) FROM jsonb_object_keys(
-          jsonb_strip_nulls(c.custom_fields || COALESCE(src.d->'custom_fields', '{}'::jsonb))))
-        <= ${MAX_CUSTOM_FIELDS}
-  RETURNING c.email
-)
-SELECT email FROM upd`;
-
-/** Valid rows of the chunk that were neither inserted nor updated ($5: handled addresses). */
-const LEFTOVER_SQL = `
-WITH ${SRC}
-SELECT src.row_number,
-       EXISTS (SELECT 1 FROM contacts c WHERE c.workspace_id = $4 AND c.email = src.email) AS existing
-FROM src WHERE NOT (src.email = ANY($5::text[]))
-ORDER BY src.row_number`;
-
-/** How many NEW contacts the staged rows after the checkpoint would add. */
-const NEW_AHEAD_SQL = `
-SELECT count(*)::int AS n FROM import_rows r
-WHERE r.import_id = $1 AND r.row_number > $2 AND r.data ? 'email'
-  AND NOT EXISTS (SELECT 1 FROM contacts c WHERE c.workspace_id = $3 AND c.email = r.data->>'email')`;
-
-/**
- * New contacts the staged rows after `processedRows` would add, and the workspace's room left.
- * When even `rowsAhead` (an upper bound of the new contacts) fits, the per-address count is skipped
- * and `newContacts` is that bound.
- */
-export async function capCheck(
-  manager: EntityManager,
-  importId: number,
-  workspaceId: string,
-  processedRows: number,
-  rowsAhead: number,
-): Promise<{ newContacts: number; room: number }> {
-  const [row] = (await manager.query(ROOM_SQL, [workspaceId])) as Array<{ room: number }>;
-  const room = row ? row.room : 0;
-  if (rowsAhead <= room) return { newContacts: rowsAhead, room };
-  const [{ n }] = (await manager.query(NEW_AHEAD_SQL, [importId, processedRows, workspaceId])) as Array<{
-    n: number;
-  }>;
-  return { newContacts: n, room };
-}
-
 const toProgress = (b: BatchRow): ImportProgress => ({
   id: b.id,
   status: b.status,
@@ -208,7 +52,10 @@ const toProgress = (b: BatchRow): ImportProgress => ({
 export class ImportRunner implements OnApplicationShutdown {
   private stopping = false;
 
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly rows: ImportRowsRepository,
+  ) {}
 
   onApplicationShutdown(): void {
     // Stop between chunks; the checkpoint is committed, so the recovery path resumes it later.
@@ -244,43 +91,28 @@ export class ImportRunner implements OnApplicationShutdown {
    */
   async start(importId: number): Promise<'processing' | 'completed' | 'failed' | 'gone'> {
     return this.db.transaction(async (m) => {
-      const [b] = (await m.query(`SELECT ${BATCH_COLUMNS} FROM imports WHERE id = $1 FOR UPDATE`, [
-        importId,
-      ])) as BatchRow[];
+      const b = await this.rows.lockBatchAcrossWorkspaces(importId, m);
       if (!b) return 'gone';
       if (b.status === 'completed' || b.status === 'failed') return b.status;
-      const { newContacts, room } = await capCheck(
-        m,
-        b.id,
+      const { newContacts, room } = await this.rows.capCheck(
         b.workspace_id,
+        b.id,
         b.processed_rows,
         b.total_rows - b.processed_rows,
+        m,
       );
       if (newContacts > room) {
-        await m.query(
-          `UPDATE imports SET status = 'failed', failure_reason = $2, started_at = COALESCE(started_at, now()),
-             finished_at = now() WHERE id = $1`,
-          [b.id, CAP_EXCEEDED],
-        );
-        await m.query('DELETE FROM import_rows WHERE import_id = $1', [b.id]);
+        await this.rows.failAcrossWorkspaces(b.id, CAP_EXCEEDED, m, true);
         return 'failed';
       }
-      await m.query(
-        `UPDATE imports SET status = 'processing', started_at = COALESCE(started_at, now()) WHERE id = $1`,
-        [b.id],
-      );
+      await this.rows.markProcessing(b.workspace_id, b.id, m);
       return 'processing';
     });
   }
 
   private async failCapExceeded(importId: number): Promise<void> {
     await this.db.transaction(async (m) => {
-      await m.query(
-        `UPDATE imports SET status = 'failed', failure_reason = $2, finished_at = now()
-         WHERE id = $1 AND status IN ('queued', 'processing')`,
-        [importId, CAP_EXCEEDED],
-      );
-      await m.query('DELETE FROM import_rows WHERE import_id = $1', [importId]);
+      await this.rows.failAcrossWorkspaces(importId, CAP_EXCEEDED, m);
     });
   }
 
@@ -289,22 +121,14 @@ export class ImportRunner implements OnApplicationShutdown {
     importId: number,
   ): Promise<{ outcome?: RunOutcome; progress?: ImportProgress; created?: number }> {
     return this.db.transaction(async (m) => {
-      const [b] = (await m.query(`SELECT ${BATCH_COLUMNS} FROM imports WHERE id = $1 FOR UPDATE`, [
-        importId,
-      ])) as BatchRow[];
+      const b = await this.rows.lockBatchAcrossWorkspaces(importId, m);
       if (!b) return { outcome: 'gone' };
       if (b.status === 'completed' || b.status === 'failed') return { outcome: b.status };
       if (b.status !== 'processing') return { outcome: 'interrupted' };
       const from = b.processed_rows;
       const to = Math.min(from + IMPORT_CHUNK_ROWS, b.total_rows);
       const ws = b.workspace_id;
-      const [summary] = (await m.query(CHUNK_SUMMARY_SQL, [b.id, from, to])) as Array<{
-        rows: number;
-        valid: number;
-        duplicates: number;
-        invalid: number;
-        errors: ImportRowError[];
-      }>;
+      const summary = await this.rows.chunkSummary(ws, b.id, from, to, m);
       let created = 0;
       let updated = 0;
       let skipped = summary.duplicates;
@@ -313,29 +137,19 @@ export class ImportRunner implements OnApplicationShutdown {
       if (summary.valid > 0) {
         // Same lock order as suppressAddress: a suppression added meanwhile cannot miss this chunk's rows.
         await lockSuppressionsShared(m, ws);
-        const [{ any }] = (await m.query(
-          'SELECT EXISTS (SELECT 1 FROM suppressions WHERE workspace_id = $1) AS any',
-          [ws],
-        )) as Array<{ any: boolean }>;
-        const sup = any ? WITH_SUPPRESSIONS : WITHOUT_SUPPRESSIONS;
-        const inserted = (await m.query(insertSql(sup), [b.id, from, to, ws])) as Array<{ email: string }>;
-        created = inserted.length;
-        const handled = inserted.map((c) => c.email);
+        const sup = await this.rows.hasSuppressions(ws, m);
+        const handled = await this.rows.insertNewContacts(ws, b.id, from, to, sup, m);
+        created = handled.length;
         if (b.update_existing && created < summary.valid) {
-          const rows = (await m.query(updateSql(sup), [b.id, from, to, ws, handled])) as Array<{
-            email: string;
-          }>;
-          updated = rows.length;
-          for (const r of rows) handled.push(r.email);
+          const merged = await this.rows.updateExistingContacts(ws, b.id, from, to, handled, sup, m);
+          updated = merged.length;
+          handled.push(...merged);
         }
         const rest = summary.valid - created - updated;
         if (rest > 0 && !b.update_existing) {
           skipped += rest; // existing contacts are left as they are
         } else if (rest > 0) {
-          const left = (await m.query(LEFTOVER_SQL, [b.id, from, to, ws, handled])) as Array<{
-            row_number: number;
-            existing: boolean;
-          }>;
+          const left = await this.rows.leftovers(ws, b.id, from, to, handled, m);
           for (const l of left) {
             if (!l.existing) {
               skipped += 1; // deleted concurrently between the statements: nothing to update
@@ -355,21 +169,13 @@ export class ImportRunner implements OnApplicationShutdown {
       skipped += to - from - summary.rows;
       errors.sort((a, b2) => a.row - b2.row);
       const listed = [...b.errors, ...errors].slice(0, MAX_LISTED_ERRORS);
-      await m.query('DELETE FROM import_rows WHERE import_id = $1 AND row_number > $2 AND row_number <= $3', [
+      const row = await this.rows.checkpoint(
+        ws,
         b.id,
-        from,
-        to,
-      ]);
-      const [after] = (await m.query(
-        `UPDATE imports SET processed_rows = $2,
-           created_count = created_count + $3, updated_count = updated_count + $4,
-           skipped_count = skipped_count + $5, error_count = error_count + $6, errors = $7::jsonb,
-           status = CASE WHEN $2 >= total_rows THEN 'completed' ELSE status END,
-           finished_at = CASE WHEN $2 >= total_rows THEN now() ELSE finished_at END
-         WHERE id = $1 RETURNING ${BATCH_COLUMNS}`,
-        [b.id, to, created, updated, skipped, failed, JSON.stringify(listed)],
-      )) as [BatchRow[], number];
-      const row = after[0];
+        { from, to },
+        { created, updated, skipped, failed, errors: listed },
+        m,
+      );
       return {
         created,
         progress: toProgress(row),

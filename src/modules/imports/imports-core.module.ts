@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ImportBatch } from './entities/import-batch.entity.js';
 import { ImportRow } from './entities/import-row.entity.js';
+import { ImportRowsRepository } from './import-rows.repository.js';
 import { ImportRunner } from './import-runner.js';
 import { ImportsRepository } from './imports.repository.js';
 import { ImportsService } from './imports.service.js';
@@ -12,7 +13,7 @@ import { ImportsService } from './imports.service.js';
  */
 @Module({
   imports: [TypeOrmModule.forFeature([ImportBatch, ImportRow])],
-  providers: [ImportsRepository, ImportsService, ImportRunner],
-  exports: [ImportsRepository, ImportsService, ImportRunner],
+  providers: [ImportsRepository, ImportRowsRepository, ImportsService, ImportRunner],
+  exports: [ImportsRepository, ImportRowsRepository, ImportsService, ImportRunner],
 })
 export class ImportsCoreModule {}
