@@ -15,12 +15,14 @@ import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { validationException } from '../../common/http/validation.js';
 import { recordEvents } from '../events/outbox.js';
-import { lockSuppressionsShared, SUPPRESSION_LOOKUP_SQL } from '../suppressions/suppression-store.js';
+import { lockSuppressionsShared } from '../suppressions/suppression-store.js';
 import { canonicalTimezone, CUSTOM_FIELDS_MAX_KEYS, normalizeEmail } from './contact-fields.js';
 import { contactFromRow, toContactView } from './contact-view.js';
 import { ContactRowDto } from './dto/upsert-contact.dto.js';
 import type { Contact, ContactSource, ContactStage } from './entities/contact.entity.js';
-import { rowsOf } from '../../database/query-rows.js';
+import { ContactWritesRepository } from './contact-writes.repository.js';
+
+const writes = new ContactWritesRepository();
 
 /**
  * One contact to upsert, already validated (see `validateContactRow`). A property that is absent is
@@ -51,47 +53,6 @@ export type UpsertOutcome =
   | { status: 'duplicate'; contact: Contact }
   /** The merge was refused (e.g. custom_fields would exceed 50 keys); nothing was written for it. */
   | { status: 'invalid'; field: string; message: string; contact: Contact };
-
-/** Merged columns: SQL expression over `c` (current row) and `i.d` (input jsonb). */
-const NULLABLE_COLUMNS = ['first_name', 'last_name', 'company', 'title', 'phone', 'timezone'] as const;
-const MERGED: Array<[string, string]> = [
-  ...NULLABLE_COLUMNS.map((col): [string, string] => [
-    col,
-    `CASE WHEN i.d ? '${col}' THEN i.d->>'${col}' ELSE c.${col} END`,
-  ]),
-  ['stage', `COALESCE(i.d->>'stage', c.stage)`],
-  [
-    'custom_fields',
-    `CASE WHEN i.d ? 'custom_fields' THEN jsonb_strip_nulls(c.custom_fields || (i.d->'custom_fields')) ELSE c.custom_fields END`,
-  ],
-];
-
-const INSERT_SQL = `
-  WITH input AS (SELECT d FROM jsonb_array_elements($2::jsonb) AS t(d))
-  INSERT INTO contacts (workspace_id, email, first_name, last_name, company, title, phone, timezone,
-                        custom_fields, stage, source, suppression_reason, suppressed_at)
-  SELECT $1, i.d->>'email', i.d->>'first_name', i.d->>'last_name', i.d->>'company', i.d->>'title',
-         i.d->>'phone', i.d->>'timezone',
-         jsonb_strip_nulls(COALESCE(i.d->'custom_fields', '{}'::jsonb)),
-         COALESCE(i.d->>'stage', 'new'), $3, s.reason, s.created_at
-  FROM input i
-  LEFT JOIN LATERAL (${SUPPRESSION_LOOKUP_SQL('$1', "(i.d->>'email')")}) s ON true
-  ORDER BY i.d->>'email'
-  ON CONFLICT (workspace_id, email) DO NOTHING
-  RETURNING *`;
-
-const UPDATE_SQL = `
-  WITH input AS (SELECT d FROM jsonb_array_elements($2::jsonb) AS t(d))
-  UPDATE contacts c SET
-    ${MERGED.map(([col, expr]) => `${col} = ${expr}`).join(',\n    ')},
-    updated_at = CASE
-      WHEN ROW(${MERGED.map(([, expr]) => expr).join(', ')})
-           IS DISTINCT FROM ROW(${MERGED.map(([col]) => `c.${col}`).join(', ')})
-      THEN now() ELSE c.updated_at END
-  FROM input i
-  WHERE c.workspace_id = $1 AND c.email = i.d->>'email'
-    AND (SELECT count(*) FROM jsonb_object_keys(${MERGED[MERGED.length - 1][1]})) <= ${CUSTOM_FIELDS_MAX_KEYS}
-  RETURNING c.*`;
 
 const CHUNK = 1000;
 
@@ -143,7 +104,7 @@ export async function upsertContacts(
   for (let start = 0; start < unique.length; start += CHUNK) {
     const chunk = unique.slice(start, start + CHUNK);
     const payload = JSON.stringify(chunk.map((u) => u.row));
-    const created = rowsOf(await manager.query(INSERT_SQL, [workspaceId, payload, options.source])).map(
+    const created = (await writes.insertMissing(workspaceId, payload, options.source, manager)).map(
       contactFromRow,
     );
     const createdEmails = new Set<string>();
@@ -155,18 +116,19 @@ export async function upsertContacts(
     const rest = chunk.filter((u) => !createdEmails.has(u.row.email));
     if (rest.length === 0) continue;
     if (updateExisting) {
-      const merged = rowsOf(
-        await manager.query(UPDATE_SQL, [workspaceId, JSON.stringify(rest.map((u) => u.row))]),
+      const merged = (
+        await writes.mergeExisting(workspaceId, JSON.stringify(rest.map((u) => u.row)), manager)
       ).map(contactFromRow);
       for (const c of merged) outcomes[firstIndex.get(c.email)!] = { status: 'updated', contact: c };
     }
     const missing = rest.filter((u) => outcomes[u.index] === undefined);
     if (missing.length === 0) continue;
-    const existing = rowsOf(
-      await manager.query(`SELECT * FROM contacts WHERE workspace_id = $1 AND email = ANY($2::text[])`, [
+    const existing = (
+      await writes.findByEmails(
         workspaceId,
         missing.map((u) => u.row.email),
-      ]),
+        manager,
+      )
     ).map(contactFromRow);
     const byEmail = new Map(existing.map((c) => [c.email, c]));
     for (const u of missing) {

@@ -13,6 +13,7 @@ import { Command } from 'nest-commander';
 import type { DataSource } from 'typeorm';
 import { JsonCommand, type JsonFlag } from '../../cli/json-command.js';
 import { currentKeyId, needsReseal, seal, sealedAt, unseal } from '../crypto.js';
+import { SealedColumnsRepository } from '../sealed-columns.repository.js';
 import { rowName, SEALED_COLUMNS, type SealedColumn } from '../sealed-columns.js';
 
 export const REENCRYPT_BATCH = 500;
@@ -30,8 +31,6 @@ export interface ReencryptResult {
   failed: Counts;
   failed_rows: Array<{ column: string; row: string; reason: string }>;
 }
-
-const ident = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 
 export async function reencryptSecrets(db: DataSource): Promise<ReencryptResult> {
   const result: ReencryptResult = {
@@ -51,22 +50,10 @@ async function reencryptColumn(db: DataSource, col: SealedColumn, result: Reencr
   for (const counts of [result.reencrypted, result.unchanged, result.changed_meanwhile, result.failed]) {
     counts[name] = 0;
   }
-  const keys = col.key.map((k) => ident(k.name));
-  const keyList = keys.join(', ');
-  const sealedCol = ident(col.column);
+  const sealedRows = new SealedColumnsRepository(db);
   let after: unknown[] | null = null;
   for (;;) {
-    const conditions = [`${sealedCol} IS NOT NULL`];
-    if (col.live) conditions.push(`(${col.live})`);
-    if (after) {
-      const placeholders = col.key.map((k, i) => `$${i + 1}::${k.type}`).join(', ');
-      conditions.push(`(${keyList}) > (${placeholders})`);
-    }
-    const rows = (await db.query(
-      `SELECT ${keyList}, ${sealedCol} AS sealed FROM ${ident(col.table)}
-        WHERE ${conditions.join(' AND ')} ORDER BY ${keyList} LIMIT ${REENCRYPT_BATCH}`,
-      after ?? [],
-    )) as Array<Record<string, string | number>>;
+    const rows = await sealedRows.pageAcrossWorkspaces(col, after, REENCRYPT_BATCH);
     if (!rows.length) break;
     const updates: Array<{ key: Array<string | number>; old: string; next: string }> = [];
     for (const row of rows) {
@@ -86,20 +73,7 @@ async function reencryptColumn(db: DataSource, col: SealedColumn, result: Reencr
       }
     }
     if (updates.length) {
-      const n = col.key.length;
-      const vars = col.key.map((k, i) => `$${i + 1}::${k.type}[]`).join(', ');
-      const cols = col.key.map((_, i) => `k${i}`).join(', ');
-      const match = col.key.map((k, i) => `t.${ident(k.name)} = v.k${i}`).join(' AND ');
-      const [, affected] = (await db.query(
-        `UPDATE ${ident(col.table)} t SET ${sealedCol} = v.next
-           FROM unnest(${vars}, $${n + 1}::text[], $${n + 2}::text[]) AS v(${cols}, old, next)
-          WHERE ${match} AND t.${sealedCol} = v.old`,
-        [
-          ...col.key.map((_, i) => updates.map((u) => u.key[i])),
-          updates.map((u) => u.old),
-          updates.map((u) => u.next),
-        ],
-      )) as [unknown, number];
+      const affected = await sealedRows.replaceAcrossWorkspaces(col, updates);
       result.reencrypted[name] += affected;
       result.changed_meanwhile[name] += updates.length - affected;
     }

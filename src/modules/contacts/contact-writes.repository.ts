@@ -1,0 +1,86 @@
+/**
+ * The statements of the contact upsert (contact-upsert.ts holds its rules): insert the new addresses
+ * of a chunk, merge into the existing ones, read back the rest. Stateless: every method runs in the
+ * caller's transaction (after it took the suppression lock).
+ */
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { rowsOf } from '../../database/query-rows.js';
+import { SUPPRESSION_LOOKUP_SQL } from '../suppressions/suppressions.repository.js';
+import { CUSTOM_FIELDS_MAX_KEYS } from './contact-fields.js';
+
+/** Merged columns: SQL expression over `c` (current row) and `i.d` (input jsonb). */
+const NULLABLE_COLUMNS = ['first_name', 'last_name', 'company', 'title', 'phone', 'timezone'] as const;
+const MERGED: Array<[string, string]> = [
+  ...NULLABLE_COLUMNS.map((col): [string, string] => [
+    col,
+    `CASE WHEN i.d ? '${col}' THEN i.d->>'${col}' ELSE c.${col} END`,
+  ]),
+  ['stage', `COALESCE(i.d->>'stage', c.stage)`],
+  [
+    'custom_fields',
+    `CASE WHEN i.d ? 'custom_fields' THEN jsonb_strip_nulls(c.custom_fields || (i.d->'custom_fields')) ELSE c.custom_fields END`,
+  ],
+];
+
+const INSERT_SQL = `
+  WITH input AS (SELECT d FROM jsonb_array_elements($2::jsonb) AS t(d))
+  INSERT INTO contacts (workspace_id, email, first_name, last_name, company, title, phone, timezone,
+                        custom_fields, stage, source, suppression_reason, suppressed_at)
+  SELECT $1, i.d->>'email', i.d->>'first_name', i.d->>'last_name', i.d->>'company', i.d->>'title',
+         i.d->>'phone', i.d->>'timezone',
+         jsonb_strip_nulls(COALESCE(i.d->'custom_fields', '{}'::jsonb)),
+         COALESCE(i.d->>'stage', 'new'), $3, s.reason, s.created_at
+  FROM input i
+  LEFT JOIN LATERAL (${SUPPRESSION_LOOKUP_SQL('$1', "(i.d->>'email')")}) s ON true
+  ORDER BY i.d->>'email'
+  ON CONFLICT (workspace_id, email) DO NOTHING
+  RETURNING *`;
+
+const UPDATE_SQL = `
+  WITH input AS (SELECT d FROM jsonb_array_elements($2::jsonb) AS t(d))
+  UPDATE contacts c SET
+    ${MERGED.map(([col, expr]) => `${col} = ${expr}`).join(',\n    ')},
+    updated_at = CASE
+      WHEN ROW(${MERGED.map(([, expr]) => expr).join(', ')})
+           IS DISTINCT FROM ROW(${MERGED.map(([col]) => `c.${col}`).join(', ')})
+      THEN now() ELSE c.updated_at END
+  FROM input i
+  WHERE c.workspace_id = $1 AND c.email = i.d->>'email'
+    AND (SELECT count(*) FROM jsonb_object_keys(${MERGED[MERGED.length - 1][1]})) <= ${CUSTOM_FIELDS_MAX_KEYS}
+  RETURNING c.*`;
+
+@Injectable()
+export class ContactWritesRepository {
+  /** Inserts the addresses of `payload` (a JSON array of rows) not yet in the workspace; the new rows. */
+  async insertMissing(
+    workspaceId: string,
+    payload: string,
+    source: string,
+    m: EntityManager,
+  ): Promise<Array<Record<string, unknown>>> {
+    return rowsOf(await m.query(INSERT_SQL, [workspaceId, payload, source]));
+  }
+
+  /** Merges `rows` (a JSON array) into the existing contacts of their addresses; the merged rows. */
+  async mergeExisting(
+    workspaceId: string,
+    rows: string,
+    m: EntityManager,
+  ): Promise<Array<Record<string, unknown>>> {
+    return rowsOf(await m.query(UPDATE_SQL, [workspaceId, rows]));
+  }
+
+  async findByEmails(
+    workspaceId: string,
+    emails: string[],
+    m: EntityManager,
+  ): Promise<Array<Record<string, unknown>>> {
+    return rowsOf(
+      await m.query(`SELECT * FROM contacts WHERE workspace_id = $1 AND email = ANY($2::text[])`, [
+        workspaceId,
+        emails,
+      ]),
+    );
+  }
+}
