@@ -26,3 +26,13 @@ export async function rows<T = Record<string, unknown>>(
 export function inTransaction(manager: EntityManager): boolean {
   return manager.queryRunner?.isTransactionActive === true;
 }
+
+/** Transaction control for a step that may be undone alone: `SAVEPOINT name`. */
+export async function savepoint(manager: EntityManager, name: string): Promise<void> {
+  await manager.query(`SAVEPOINT ${name}`);
+}
+
+/** Undoes what ran since `SAVEPOINT name` (the transaction goes on). */
+export async function rollbackToSavepoint(manager: EntityManager, name: string): Promise<void> {
+  await manager.query(`ROLLBACK TO SAVEPOINT ${name}`);
+}

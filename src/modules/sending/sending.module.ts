@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { CapacityRepository } from './engine/capacity.repository.js';
+import { SendRepository } from './engine/send.repository.js';
 import { InboxPacing } from './entities/inbox-pacing.entity.js';
 import { SendCounter } from './entities/send-counter.entity.js';
 import { SendEngine } from './send-engine.service.js';
@@ -11,7 +13,7 @@ import { SmtpTransportPool } from './smtp-transport.pool.js';
  */
 @Module({
   imports: [TypeOrmModule.forFeature([InboxPacing, SendCounter])],
-  providers: [SendEngine, SmtpTransportPool],
+  providers: [SendRepository, CapacityRepository, SendEngine, SmtpTransportPool],
   exports: [SendEngine],
 })
 export class SendingModule {}

@@ -3,8 +3,8 @@
  * itself (timezone, days, start/end) is the campaigns module's `windowContains`; this file only looks
  * ahead for the next opening, minute by minute, so daylight-saving shifts are handled by Intl.
  */
-import type { CampaignSchedule } from '../campaigns/entities/campaign.entity.js';
-import { windowContains } from '../campaigns/schedule.js';
+import type { CampaignSchedule } from '../../campaigns/entities/campaign.entity.js';
+import { windowContains } from '../../campaigns/schedule.js';
 
 const MINUTE = 60_000;
 /** A window opens at least once a week; look a little further to be safe. */

@@ -1,4 +1,4 @@
-import type { CampaignSchedule } from '../campaigns/entities/campaign.entity.js';
+import type { CampaignSchedule } from '../../campaigns/entities/campaign.entity.js';
 import { insideWindow, nextWindowOpening } from './send-window.js';
 
 const weekdays9to17: CampaignSchedule = {

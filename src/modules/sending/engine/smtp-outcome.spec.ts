@@ -1,4 +1,4 @@
-import { SMTP_CONCURRENCY, claimTimes } from './send-engine.service.js';
+import { SMTP_CONCURRENCY, claimTimes } from './engine.types.js';
 import { classifySmtpFailure } from './smtp-outcome.js';
 
 /** Errors shaped as nodemailer 10's smtp-connection reports them. */

@@ -3,8 +3,8 @@
  * the unsubscribe footer, and the RFC 8058 headers. Pure apart from the template engine.
  */
 import { randomUUID } from 'node:crypto';
-import type { SequenceStep } from '../sequences/entities/sequence.entity.js';
-import { renderBudget, renderTemplate } from '../sequences/templates.js';
+import type { SequenceStep } from '../../sequences/entities/sequence.entity.js';
+import { renderBudget, renderTemplate } from '../../sequences/templates.js';
 
 export interface ComposedStep {
   subject: string;

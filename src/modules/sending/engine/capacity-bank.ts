@@ -13,9 +13,8 @@
  * worker finds less room than there really is (and defers to the next day); blocks are sized to the
  * worker's own due enrollments, so this only matters at the very end of a cap.
  */
-import type { DataSource, EntityManager } from 'typeorm';
-import { rows } from '../../database/query-rows.js';
-import { UTC_TODAY } from './sql.js';
+import type { DataSource } from 'typeorm';
+import type { CapacityRepository } from './capacity.repository.js';
 
 interface Held {
   /** Slots reserved and not handed out yet. */
@@ -36,6 +35,7 @@ export class CapacityBank {
 
   constructor(
     private readonly ds: DataSource,
+    private readonly capacity: CapacityRepository,
     /** How many slots a block should ask for (the tick's enrollments not finished yet). */
     private readonly want: () => number,
   ) {}
@@ -103,14 +103,10 @@ export class CapacityBank {
 
   private async reserveCampaign(h: Held, campaignId: number, limit: number, k: number): Promise<void> {
     await this.ds.transaction(async (m) => {
-      const [c] = await this.counter(m, h.workspaceId, 'campaign', String(campaignId));
+      const c = await this.capacity.lockCounter(h.workspaceId, 'campaign', String(campaignId), m);
       const granted = Math.min(k, Math.max(0, limit - c.sent));
       if (granted > 0) {
-        await m.query(
-          `UPDATE send_counters SET sent = sent + $4
-           WHERE workspace_id = $1 AND scope = 'campaign' AND key = $2 AND day = $3::date`,
-          [h.workspaceId, String(campaignId), c.today, granted],
-        );
+        await this.capacity.addToCounter(h.workspaceId, 'campaign', String(campaignId), c.today, granted, m);
       }
       this.credit(h, granted, c.today);
     });
@@ -119,63 +115,20 @@ export class CapacityBank {
   private async reserveInbox(h: Held, inboxId: string, domainLimit: number, k: number): Promise<void> {
     await this.ds.transaction(async (m) => {
       // Same lock order as a single reservation: the inbox row, then the domain counter.
-      const [inbox] = await rows<{
-        sent_today: number;
-        counted_day: string | null;
-        daily_limit: number;
-        status: string;
-        today: string;
-      }>(
-        m,
-        `SELECT sent_today, sent_today_date::text AS counted_day, daily_limit, status, ${UTC_TODAY}::text AS today
-         FROM inboxes WHERE workspace_id = $1 AND id = $2 FOR UPDATE`,
-        [h.workspaceId, inboxId],
-      );
+      const inbox = await this.capacity.lockInboxCount(h.workspaceId, inboxId, m);
       if (!inbox || inbox.status !== 'active') return this.credit(h, 0, null);
       const today = inbox.today;
       const used = inbox.counted_day === today ? Number(inbox.sent_today) : 0;
       const inboxRoom = Math.max(0, Number(inbox.daily_limit) - used);
       if (inboxRoom === 0) return this.credit(h, 0, today);
-      const [domain] = await this.counter(m, h.workspaceId, 'domain', h.key, today);
+      const domain = await this.capacity.lockCounter(h.workspaceId, 'domain', h.key, m, today);
       const granted = Math.min(k, inboxRoom, Math.max(0, domainLimit - domain.sent));
       if (granted > 0) {
-        await m.query(
-          `UPDATE inboxes SET sent_today = $3, sent_today_date = $4::date, last_sent_at = now()
-           WHERE workspace_id = $1 AND id = $2`,
-          [h.workspaceId, inboxId, used + granted, today],
-        );
-        await m.query(
-          `UPDATE send_counters SET sent = sent + $4
-           WHERE workspace_id = $1 AND scope = 'domain' AND key = $2 AND day = $3::date`,
-          [h.workspaceId, h.key, today, granted],
-        );
+        await this.capacity.setInboxCount(h.workspaceId, inboxId, used + granted, today, m);
+        await this.capacity.addToCounter(h.workspaceId, 'domain', h.key, today, granted, m);
       }
       this.credit(h, granted, today);
     });
-  }
-
-  /** Today's counter row, created at 0 if missing, locked for this transaction. */
-  private async counter(
-    m: EntityManager,
-    workspaceId: string,
-    scope: 'campaign' | 'domain',
-    key: string,
-    day?: string,
-  ): Promise<Array<{ sent: number; today: string }>> {
-    const dayExpr = day ? '$4::date' : UTC_TODAY;
-    const params = day ? [workspaceId, scope, key, day] : [workspaceId, scope, key];
-    await m.query(
-      `INSERT INTO send_counters (workspace_id, scope, key, day, sent) VALUES ($1, $2, $3, ${dayExpr}, 0)
-       ON CONFLICT (workspace_id, scope, key, day) DO NOTHING`,
-      params,
-    );
-    const r = await rows<{ sent: number; today: string }>(
-      m,
-      `SELECT sent, day::text AS today FROM send_counters
-       WHERE workspace_id = $1 AND scope = $2 AND key = $3 AND day = ${dayExpr} FOR UPDATE`,
-      params,
-    );
-    return r.map((x) => ({ sent: Number(x.sent), today: x.today }));
   }
 
   private credit(h: Held, granted: number, day: string | null): void {
@@ -193,25 +146,20 @@ export class CapacityBank {
     const campaigns = [...this.campaigns.entries()].filter(([, h]) => h.n > 0 && h.day);
     const inboxes = [...this.inboxes.entries()].filter(([, h]) => h.n > 0 && h.day);
     for (const [campaignId, h] of campaigns) {
-      await this.ds.query(
-        `UPDATE send_counters SET sent = greatest(sent - $4, 0)
-         WHERE workspace_id = $1 AND scope = 'campaign' AND key = $2 AND day = $3::date`,
-        [h.workspaceId, String(campaignId), h.day, h.n],
+      await this.capacity.addToCounter(
+        h.workspaceId,
+        'campaign',
+        String(campaignId),
+        h.day!,
+        -h.n,
+        this.ds.manager,
       );
       h.n = 0;
     }
     for (const [inboxId, h] of inboxes) {
       await this.ds.transaction(async (m) => {
-        await m.query(
-          `UPDATE inboxes SET sent_today = greatest(sent_today - $4, 0)
-           WHERE workspace_id = $1 AND id = $2 AND sent_today_date = $3::date`,
-          [h.workspaceId, inboxId, h.day, h.n],
-        );
-        await m.query(
-          `UPDATE send_counters SET sent = greatest(sent - $4, 0)
-           WHERE workspace_id = $1 AND scope = 'domain' AND key = $2 AND day = $3::date`,
-          [h.workspaceId, h.key, h.day, h.n],
-        );
+        await this.capacity.giveBackInboxCount(h.workspaceId, inboxId, h.day!, h.n, m);
+        await this.capacity.addToCounter(h.workspaceId, 'domain', h.key, h.day!, -h.n, m);
       });
       h.n = 0;
     }

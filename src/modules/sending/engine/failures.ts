@@ -1,0 +1,95 @@
+/**
+ * What happens to a recorded step that did not end in an accepted send: a hard bounce, a send that
+ * cannot have reached the server (record dropped, retried later), or an unknown outcome (never resent:
+ * the message `failed` and the enrollment paused for review). The classification is smtp-outcome.ts.
+ */
+import type { DataSource, EntityManager } from 'typeorm';
+import { logger } from '../../../common/logging/logger.js';
+import { recordHardBounce } from '../../enrollments/enrollment-effects.js';
+import { SmtpSendError } from '../smtp-transport.pool.js';
+import { RETRY_DELAY_SECONDS, type Outcome, type Prepared } from './engine.types.js';
+import type { SendRepository } from './send.repository.js';
+import { classifySmtpFailure, type SmtpError } from './smtp-outcome.js';
+
+/** The note (message `error`, enrollment `stop_note`) of a step whose outcome is unknown. */
+export const inDoubtNote = (position: number, what: string): string =>
+  `outcome unknown: step ${position} ${what}; it will not be resent. Review, then resume to continue with the next step.`;
+
+function enhancedStatus(response: string | undefined): string | null {
+  const m = /\b([245]\.\d{1,3}\.\d{1,3})\b/.exec(response ?? '');
+  return m ? m[1] : null;
+}
+
+export class SendFailures {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly sends: SendRepository,
+  ) {}
+
+  /**
+   * A step whose outcome is unknown: its message `failed` with `error` = `note`, the enrollment paused
+   * with the same `stop_note` (due at once when resumed, which moves on to the next step).
+   */
+  async inDoubt(
+    m: EntityManager,
+    workspaceId: string,
+    enrollmentId: number,
+    messageRowId: number,
+    note: string,
+  ): Promise<void> {
+    await this.sends.markFailed(workspaceId, messageRowId, note, m);
+    await this.sends.pause(workspaceId, enrollmentId, note, m);
+  }
+
+  /** Forgets a record that never reached the server; the step is due again after `delaySeconds`. */
+  dropRecord(m: EntityManager, p: Prepared, delaySeconds: number): Promise<void> {
+    return this.sends.dropRecord(p.workspaceId, p, delaySeconds, m);
+  }
+
+  /** Handles a send that SMTP did not accept, as smtp-outcome.ts classifies it. */
+  async failed(p: Prepared, err: unknown): Promise<Outcome> {
+    const smtpError = (err instanceof SmtpSendError ? err.smtpError : err) as SmtpError;
+    // Without a trace (not from sendWithin) nothing was handed over.
+    const handedOver = err instanceof SmtpSendError ? err.trace.handedOver() : false;
+    const failure = classifySmtpFailure(smtpError ?? {}, handedOver);
+    if (failure.kind === 'bounced') {
+      // The server refused this recipient or message for good: a hard bounce.
+      await this.ds.transaction(async (m) => {
+        await recordHardBounce(m, {
+          workspaceId: p.workspaceId,
+          contactId: p.contactId,
+          email: p.mail.to,
+          enrollmentId: p.enrollmentId,
+          campaignId: p.campaignId,
+          statusCode: enhancedStatus(smtpError.response) ?? String(failure.responseCode),
+          diagnostic: smtpError.response ?? smtpError.message ?? null,
+        });
+        await this.sends.markFailed(p.workspaceId, p.messageRowId, `hard bounce: ${failure.reason}`, m);
+      });
+      return 'bounced';
+    }
+    await this.ds.transaction(async (m) => {
+      const disable = failure.kind === 'not_sent' && failure.inboxError;
+      await this.sends.noteInboxFailure(p.workspaceId, p.inbox.id, failure.reason, disable, m);
+      if (failure.kind === 'not_sent') {
+        // The server cannot have accepted it: forget the record and retry later.
+        await this.dropRecord(m, p, RETRY_DELAY_SECONDS);
+      } else {
+        // Handed over, no final reply: the server may have it. Never resend; ask for review.
+        const what = `was handed to the SMTP server but no final reply came (${failure.reason})`;
+        await this.inDoubt(
+          m,
+          p.workspaceId,
+          p.enrollmentId,
+          p.messageRowId,
+          inDoubtNote(p.stepPosition, what),
+        );
+      }
+    });
+    logger.warn(
+      { inboxId: p.inbox.id, enrollmentId: p.enrollmentId, reason: failure.reason, outcome: failure.kind },
+      'send: SMTP failure',
+    );
+    return failure.kind === 'not_sent' ? 'deferred' : 'failed';
+  }
+}
