@@ -25,7 +25,7 @@ const UNSUBSCRIBE_FORM_LIMIT = '16kb';
 
 /**
  * The path as logged: an unsubscribe link's path is its token (a bearer credential for one
- * address, CONTRACT §12), so `/u/{token}` is written as `/u/:token`.
+ * address), so `/u/{token}` is written as `/u/:token`.
  */
 export function loggedPath(path: string): string {
   return path.startsWith('/u/') ? '/u/:token' : path;

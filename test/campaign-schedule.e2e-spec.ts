@@ -1,5 +1,5 @@
 /**
- * Schedules take effect at once (CONTRACT §12): enrollments deferred because the window was closed
+ * Schedules take effect at once: enrollments deferred because the window was closed
  * are re-evaluated when the campaign's schedule changes and when the campaign is re-activated, so the
  * next tick sends what the new window allows. Against a real SMTP server (smtp-server) and the real
  * app with its worker timers; the schedule is changed through the API.

@@ -1,5 +1,5 @@
 /**
- * The admin CLI (CONTRACT §9) as operators run it: the built `node dist/cli.js` against the test
+ * The admin CLI as operators run it: the built `node dist/cli.js` against the test
  * database. `--json` prints exactly one JSON object on stdout; failures exit non-zero with one line
  * on stderr; keys it mints work against the API and stop working when revoked.
  */

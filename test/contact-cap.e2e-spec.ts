@@ -1,5 +1,5 @@
 /**
- * The plan's contact cap holds on every path, atomically (CONTRACT §12): POST /contacts beyond
+ * The plan's contact cap holds on every path, atomically: POST /contacts beyond
  * max_contacts_per_workspace → 403 plan_limit_exceeded, a merge (POST of an existing address, PATCH)
  * is always allowed, and concurrent creates and imports together never pass the cap. The
  * per-workspace counter the cap reads stays exact.
@@ -11,7 +11,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
 import { importFile } from '../src/modules/imports/commands/import-file.js';
 import { ImportRunner } from '../src/modules/imports/import-runner.js';
-import type { ImportView } from '../src/modules/imports/import-view.js';
+import type { ImportView } from '../src/modules/imports/import.view.js';
 import { ImportsService } from '../src/modules/imports/imports.service.js';
 import { api, bootApp, createTenant, type TestTenant } from './helpers/app.js';
 import { waitFor } from './helpers/wait.js';

@@ -262,7 +262,7 @@ describe('contacts: upsert, merge, lists, filters, tenancy', () => {
       expect(res.body.error.type).toBe('validation_failed');
     }
     expect(await createdEvents(t.workspaceId)).toHaveLength(0);
-    // Lone surrogates (valid JSON, not valid Unicode) are refused with 422 naming the field (CONTRACT
+    // Lone surrogates (valid JSON, not valid Unicode) are refused with 422 naming the field (docs/trust/README.md
     // §12), never a 500.
     const odd = await post(t, {
       email: 'odd@example.com',

@@ -1,5 +1,5 @@
 /**
- * CONTRACT §12, dependencies fail safe, against real servers made to misbehave (no mocks):
+ * docs/trust/README.md, dependencies fail safe, against real servers made to misbehave (no mocks):
  * - a Redis that accepts connections but never answers (redis-server stopped with SIGSTOP): requests
  *   still get 2xx within ~1 s (command timeout, the limiter fails open), Bull's adds time out;
  * - a PostgreSQL that becomes unreachable (a TCP proxy in front of it, closed): 503

@@ -1,5 +1,5 @@
 /**
- * CONTRACT §12, hostile input at the HTTP edge, in process: no body is read before the credential
+ * docs/trust/README.md, hostile input at the HTTP edge, in process: no body is read before the credential
  * is checked (401 first, whatever the body or its Content-Encoding), bodies are read after
  * authentication up to the route's limit with inflated bytes counted (413), and strings must be
  * well-formed Unicode (422 naming the dotted field, 400 for a key), never a 500.

@@ -1,5 +1,5 @@
 /**
- * Idempotency-Key (CONTRACT §3), exercised through POST /provisioning/workspaces, whose effect
+ * Idempotency-Key, exercised through POST /provisioning/workspaces, whose effect
  * (a workspace row) can be counted.
  */
 import type { NestExpressApplication } from '@nestjs/platform-express';

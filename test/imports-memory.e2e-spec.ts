@@ -1,5 +1,5 @@
 /**
- * CONTRACT §12 on the built service (`node dist/main.js`, APP_ROLE=api) as a real process: hostile
+ * docs/trust/README.md on the built service (`node dist/main.js`, APP_ROLE=api) as a real process: hostile
  * import bodies from an authenticated client are refused quickly, and the process's peak RSS growth
  * (VmHWM, reset before each request through /proc/<pid>/clear_refs) stays under 300 MB for one
  * request and 600 MB for three at once.
@@ -22,7 +22,7 @@ function status(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   return Number(m![1]) * 1024;
 }
 
-describe('import bodies on the built service: bounded memory (CONTRACT §12)', () => {
+describe('import bodies on the built service: bounded memory', () => {
   let app: NestExpressApplication;
   let t: TestTenant;
   let proc: ChildProcess;

@@ -1,5 +1,5 @@
 /**
- * CONTRACT §12 "dependencies fail safe", the import half, on the built service (`node dist/main.js`,
+ * docs/trust/README.md "dependencies fail safe", the import half, on the built service (`node dist/main.js`,
  * APP_ROLE=all) with its own `redis-server` on a free port: while Redis is down, POST
  * /contacts/import still answers 202 at once (the batch is staged in PostgreSQL; the queue add is
  * bounded), and the import runs once Redis is back (the worker's recovery sweep re-enqueues queued
@@ -19,7 +19,7 @@ async function stopped(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'):
   await exited;
 }
 
-describe('imports while Redis is down (CONTRACT §12)', () => {
+describe('imports while Redis is down', () => {
   let app: NestExpressApplication;
   let t: TestTenant;
   let redis: ChildProcess;

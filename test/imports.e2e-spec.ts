@@ -8,7 +8,7 @@ import { importFile } from '../src/modules/imports/commands/import-file.js';
 import { RUN_IMPORT_JOB, type RunImportPayload } from '../src/modules/imports/import-queue.js';
 import { RunImportJob } from '../src/modules/imports/jobs/run-import.job.js';
 import { ImportRunner, IMPORT_CHUNK_ROWS } from '../src/modules/imports/import-runner.js';
-import type { ImportView } from '../src/modules/imports/import-view.js';
+import type { ImportView } from '../src/modules/imports/import.view.js';
 import { ImportsService } from '../src/modules/imports/imports.service.js';
 import { api, bootApp, createTenant, mintKey, type TestTenant } from './helpers/app.js';
 import { waitFor } from './helpers/wait.js';

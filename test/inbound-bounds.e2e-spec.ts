@@ -1,5 +1,5 @@
 /**
- * Inbound mail is bounded (CONTRACT §12), against a real Dovecot and real faults:
+ * Inbound mail is bounded, against a real Dovecot and real faults:
  * - a message over 10 MiB is skipped by its IMAP size, counted, and its body is never downloaded
  *   (a byte-counting proxy sits between the poller and Dovecot);
  * - a transient database failure (the ingesting connection terminated by PostgreSQL) leaves the

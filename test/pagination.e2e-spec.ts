@@ -1,5 +1,5 @@
 /**
- * Keyset cursor pagination (CONTRACT §1) through GET /provisioning/workspaces: every row once in both
+ * Keyset cursor pagination through GET /provisioning/workspaces: every row once in both
  * directions, the collection envelope, per_page bounds, and cursors bound to tenant and route.
  */
 import type { NestExpressApplication } from '@nestjs/platform-express';

@@ -1,5 +1,5 @@
 /**
- * The HTTP platform of CONTRACT §1: error envelope and types on every failure path, X-Request-Id,
+ * The HTTP platform of docs/api.md: error envelope and types on every failure path, X-Request-Id,
  * Content-Type, helmet headers and health checks.
  */
 import { Controller, Get, Module, Post } from '@nestjs/common';

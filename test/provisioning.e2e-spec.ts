@@ -1,5 +1,5 @@
 /**
- * Agency provisioning (issue 7, CONTRACT §7): plan cap under concurrency, config validation, uniform
+ * Agency provisioning (issue 7, docs/platform.md): plan cap under concurrency, config validation, uniform
  * 404s, re-runnable seed, minted keys and their independence from the provisioning key.
  */
 import type { NestExpressApplication } from '@nestjs/platform-express';

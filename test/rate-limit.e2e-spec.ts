@@ -1,5 +1,5 @@
 /**
- * Per-key rate limits (CONTRACT §3): atomic across concurrent requests, IETF RateLimit headers,
+ * Per-key rate limits: atomic across concurrent requests, IETF RateLimit headers,
  * Retry-After on 429, and fail-open when Redis is unreachable.
  */
 import type { ChildProcess } from 'node:child_process';

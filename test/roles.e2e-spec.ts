@@ -1,5 +1,5 @@
 /**
- * APP_ROLE (CONTRACT §9), observed on the built service as deployed: an `api` process serves HTTP and
+ * APP_ROLE, observed on the built service as deployed: an `api` process serves HTTP and
  * registers no Bull processor; a `worker` process registers processors and opens no HTTP port.
  * Bull names every processing connection `<prefix>:<base64(queue)>` (what Queue#getWorkers reads),
  * so `CLIENT LIST` on the shared Redis shows which processes consume which queue.

@@ -1,5 +1,5 @@
 /**
- * Sealed secrets (CONTRACT §12) against the real database: values are bound to their row (a
+ * Sealed secrets against the real database: values are bound to their row (a
  * ciphertext copied into another row is refused), and `secrets:reencrypt` (the built CLI) moves every
  * sealed value to the newest key of ENCRYPTION_KEYS, idempotently, after which the old key can go.
  */

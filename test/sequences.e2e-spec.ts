@@ -191,7 +191,7 @@ describe('sequences', () => {
       });
     }
     const lone = await create({ name: 'surrogates', steps: [step(1, { body: 'a\ud800b' })] });
-    // Not valid Unicode: 422 naming the field (CONTRACT §12).
+    // Not valid Unicode: 422 naming the field.
     expect({ status: lone.status, field: lone.body.error?.field }).toEqual({
       status: 422,
       field: 'steps.0.body',

@@ -161,7 +161,7 @@ describe('threads and messages (read routes)', () => {
     const one = await api(app, t.token).get(`/messages/${s.messages[1].id}`);
     expect(one.status).toBe(200);
     expect(one.body.data).toEqual(reply);
-    // `error` says why a message failed (CONTRACT §12).
+    // `error` says why a message failed.
     await db.query(`UPDATE messages SET status = 'failed', error = $2 WHERE id = $1`, [
       purged.id,
       'outcome unknown: step 2 was handed to the SMTP server but no final reply came',

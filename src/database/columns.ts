@@ -1,4 +1,4 @@
-/** Column helpers so every table stores timestamps the same way (timestamptz(3), CONTRACT §1). */
+/** Column helpers so every table stores timestamps the same way (timestamptz(3)). */
 import { Column, CreateDateColumn, UpdateDateColumn, type ColumnOptions } from 'typeorm';
 
 export const CreatedAt = (): PropertyDecorator =>

@@ -1,8 +1,8 @@
 /**
  * timestamptz values kept as PostgreSQL's text for hot list queries. The API shows timestamps as
  * ISO 8601 text (`Date.prototype.toISOString()`'s form); parsing each one into a Date (pg's default,
- * postgres-date) and formatting it back cost about 1.5 µs per value, 50 values on every page of 25
- * contacts (bench/contacts.mjs). For a UTC session, PostgreSQL's text already holds the ISO fields in
+ * postgres-date) and formatting it back was a measurable share of a list page's CPU, 50 values on
+ * every page of 25 contacts (docs/performance.md). For a UTC session, PostgreSQL's text already holds the ISO fields in
  * order, so rearranging the string gives the same answer.
  */
 import pg from 'pg';

@@ -2,7 +2,7 @@
  * Fault: hostile request bodies against one running server process (`node dist/main.js`,
  * APP_ROLE=api), measured from outside: status and error envelope of each answer, the process still
  * alive, and its peak memory growth (VmHWM from /proc/<pid>/status, reset before each case with
- * `clear_refs`, minus the RSS at that moment). CONTRACT §12: 401 before any body is read; inflated
+ * `clear_refs`, minus the RSS at that moment). docs/trust/README.md: 401 before any body is read; inflated
  * bytes count against the route's limit (413); a CSV import stops at the row cap (422 `csv`);
  * lone surrogates are 422; peak growth < 300 MB for one request, < 600 MB for three at once.
  *

@@ -5,7 +5,7 @@
  * `redis-server` (test/helpers/faults-redis.ts). Two client loops send authenticated GETs and POSTs
  * the whole time. Redis is frozen with SIGSTOP (it accepts connections and never answers), resumed,
  * then SIGKILLed (connections refused, data gone) and restarted empty on the same port. An import is
- * posted while Redis is down. Proves (CONTRACT §3, §12 "Dependencies fail safe"): every response is
+ * posted while Redis is down. Proves (docs/api.md and docs/trust/README.md "Dependencies fail safe"): every response is
  * 2xx and arrives within REQUEST_BUDGET_MS throughout (the rate limiter fails open, Redis commands
  * time out), and the import queued while Redis was down completes once it is back.
  */
@@ -18,7 +18,7 @@ import { sleep, startService, stopAllServices } from '../helpers/faults-procs.js
 import { startPrivateRedis, stopAllRedis, type PrivateRedis } from '../helpers/faults-redis.js';
 import { waitFor } from '../helpers/wait.js';
 
-/** "Each within a couple of seconds": Redis commands time out within 1 s (CONTRACT §12). */
+/** "Each within a couple of seconds": Redis commands time out within 1 s. */
 const REQUEST_BUDGET_MS = 2500;
 /** A request still unanswered after this is recorded as failed (and the loop goes on). */
 const CLIENT_TIMEOUT_MS = 6000;

@@ -1,5 +1,5 @@
 /**
- * A crash puts little in doubt (CONTRACT §12), with the service as deployed: two worker processes
+ * A crash puts little in doubt, with the service as deployed: two worker processes
  * (`node dist/main.js`, APP_ROLE=worker) with a short claim lease send a two-step campaign to a real
  * SMTP server; one is SIGKILLed mid-send. Afterwards no (enrollment, step) reached the server twice,
  * and every enrollment ended completed or paused in doubt, with at most the killed worker's SMTP

@@ -1,5 +1,5 @@
 /**
- * At most once when SMTP misbehaves (CONTRACT §12), against real SMTP servers (smtp-server) and the
+ * At most once when SMTP misbehaves, against real SMTP servers (smtp-server) and the
  * real app with its worker timers:
  *
  * - a failure before the server could have accepted the message (connection refused, an explicit

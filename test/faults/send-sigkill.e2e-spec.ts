@@ -5,7 +5,7 @@
  * SEND_LEASE_SECONDS) sending a two-step sequence to 200 enrollments through a real SMTP server
  * (`smtp-server`, test/helpers/faults-smtp.ts) that records every message it receives. Once mail flows, the worker holding
  * SMTP connections to the server (read from /proc) is killed with SIGKILL; the other one carries on
- * and takes over the dead worker's claims when their lease ends. Proves (CONTRACT §5, §12 "A crash
+ * and takes over the dead worker's claims when their lease ends. Proves (docs/sending.md and docs/trust/README.md "A crash
  * puts little in doubt"): 0 duplicates (no enrollment's step received twice), 0 enrollments lost
  * (each ends completed with every step received once, or paused "in doubt" for the one step whose
  * SMTP conversation had begun), and at most 32 steps in doubt.
@@ -29,7 +29,7 @@ const STEPS = 2;
  * recovery within seconds with a 2 s deadline.
  */
 const LEASE_SECONDS = 6;
-/** CONTRACT §12: a killed worker leaves in doubt at most its SMTP concurrency, at most 32. */
+/** docs/trust/README.md: a killed worker leaves in doubt at most its SMTP concurrency, at most 32. */
 const MAX_IN_DOUBT = 32;
 /** What a pause "for review after an unknown SMTP outcome" says (crash or dropped connection). */
 const IN_DOUBT_NOTE = /in doubt|outcome unknown|interrupted/i;

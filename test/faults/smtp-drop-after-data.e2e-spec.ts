@@ -1,7 +1,7 @@
 /**
  * Fault: an SMTP server that receives the whole message and then drops the connection without the
  * final reply to DATA (one server closes it, one resets it). It may have queued the mail: the
- * outcome is unknown, so the step must never be sent again (CONTRACT §12 "At most once, also when
+ * outcome is unknown, so the step must never be sent again (docs/trust/README.md "At most once, also when
  * SMTP misbehaves").
  *
  * Real processes: the service (`node dist/main.js`, APP_ROLE=all) sending through two such servers

@@ -1,5 +1,5 @@
 /**
- * CONTRACT §12 (secrets): unsubscribe tokens never appear in logs. A real service process with its
+ * docs/trust/README.md (secrets): unsubscribe tokens never appear in logs. A real service process with its
  * access log on, at log level debug, is sent the unsubscribe page and the one-click POST for a
  * genuine token (whose contact does not exist, so the handler's own failure path runs too) and for
  * a forged one; everything the process printed is then searched for the tokens.

@@ -1,4 +1,4 @@
-/** Hostile request bodies for the fault suite (CONTRACT §12 "No request is parsed before ..."). */
+/** Hostile request bodies for the fault suite (docs/trust/README.md "No request is parsed before ..."). */
 import { gzipSync } from 'node:zlib';
 
 export const MiB = 1024 * 1024;

@@ -1,6 +1,6 @@
 /**
- * The global guard chain, in CONTRACT §2 order: credential (401) → source IP (403) → tier (403) →
- * scope (403), then the per-key rate limit (429), and only then the request body (CONTRACT §12: no
+ * The global guard chain, in this order: credential (401) → source IP (403) → tier (403) →
+ * scope (403), then the per-key rate limit (429), and only then the request body (no
  * request is parsed before its credential is checked; request-body.ts). Routes must declare their
  * auth; undeclared routes are refused (fail closed).
  *

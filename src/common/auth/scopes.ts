@@ -1,4 +1,4 @@
-/** Every scope a key can hold (CONTRACT §2). One list, used by validation, the guard and OpenAPI. */
+/** Every scope a key can hold. One list, used by validation, the guard and OpenAPI. */
 export const WORKSPACE_SCOPES = [
   'contacts:read',
   'contacts:write',

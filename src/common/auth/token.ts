@@ -1,5 +1,5 @@
 /**
- * API token format (CONTRACT §2, GitHub's format): `svc_sk_` or `svc_pk_`, 32 random base62
+ * API token format (docs/api.md, GitHub's format): `svc_sk_` or `svc_pk_`, 32 random base62
  * characters, then a 6-character base62 CRC32 of everything before it. A token whose checksum is
  * wrong is rejected without touching the database.
  */

@@ -10,7 +10,7 @@ import {
 import { appConfig } from '../../config/app-config.js';
 
 /**
- * Sealed values (CONTRACT §12, docs/trust/records.md):
+ * Sealed values (docs/trust/records.md):
  * - `v2.<keyId>.<iv>.<tag>.<ciphertext>` (written): AES-256-GCM with a random 96-bit nonce and the
  *   value's place as associated data (`<table>.<column>.<row id>`, see `sealedAt`), under the
  *   newest key of ENCRYPTION_KEYS; `keyId` names that key (first 8 hex characters of its SHA-256).

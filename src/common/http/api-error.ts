@@ -1,4 +1,4 @@
-/** The error types of CONTRACT §1, one class that carries status, type, message and field. */
+/** The API's error types (docs/api.md), one class that carries status, type, message and field. */
 import { HttpException } from '@nestjs/common';
 
 export type ErrorType =

@@ -1,5 +1,5 @@
 /**
- * Reading a request body with a byte limit that counts the *inflated* bytes (CONTRACT §12): a
+ * Reading a request body with a byte limit that counts the *inflated* bytes: a
  * `Content-Encoding: gzip|deflate` body is inflated chunk by chunk and reading stops, with 413, as
  * soon as the inflated size passes the limit, so a small compressed body can never grow into a large
  * one in memory. Used after the credential check (never before it) by the API-key guard and by

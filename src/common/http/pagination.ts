@@ -1,5 +1,5 @@
 /**
- * Keyset cursor pagination (CONTRACT §1): newest first on (created_at DESC, id DESC), opaque cursors
+ * Keyset cursor pagination: newest first on (created_at DESC, id DESC), opaque cursors
  * signed with an HMAC bound to the tenant and the route. Every list uses this one piece.
  */
 import { Transform } from 'class-transformer';

@@ -1,6 +1,6 @@
 /**
  * The request body of API-key routes, read only after the credential and its rights were checked
- * (CONTRACT §12): the global ApiKeyGuard calls `readApiBody()` as its last step, after the rate
+ *: the global ApiKeyGuard calls `readApiBody()` as its last step, after the rate
  * limit and before interceptors (idempotency fingerprints `req.body`) and pipes run. No Express
  * middleware reads an /api/v1 body any more, so an unauthenticated request costs a header parse
  * and one hash, whatever its size or Content-Encoding.

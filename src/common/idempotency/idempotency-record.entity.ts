@@ -1,7 +1,7 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { CreatedAt, Timestamp } from '../../database/columns.js';
 
-/** One Idempotency-Key claim (CONTRACT §3). The stored response is sealed with AES-256-GCM. */
+/** One Idempotency-Key claim. The stored response is sealed with AES-256-GCM. */
 @Entity('idempotency_keys')
 export class IdempotencyRecord {
   /** `ws:<uuid>` or `org:<uuid>`: keys are scoped to the credential's tenant. */

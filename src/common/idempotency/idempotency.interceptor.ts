@@ -1,5 +1,5 @@
 /**
- * Idempotency-Key for POST and PATCH (CONTRACT §3): atomic claim in PostgreSQL, fingerprint of
+ * Idempotency-Key for POST and PATCH: atomic claim in PostgreSQL, fingerprint of
  * method + path + canonical body, replay with Idempotent-Replayed: true, 422 on changed content,
  * 409 while the first request runs. Responses are stored sealed (AES-256-GCM, bound to the record's
  * tenant and key); >= 500, 409 and 429 are not stored. Records expire 24 h after their claim.
@@ -12,7 +12,7 @@
  *
  * Bound by `bindIdempotency()` to every POST and PATCH handler of every controller rather than
  * globally: a global interceptor puts each GET through an rxjs pipeline that only passes the
- * result along (about 25 µs of CPU per list request, bench/contacts.mjs).
+ * result along (measurable CPU on every list request, docs/performance.md).
  */
 import { createHash } from 'node:crypto';
 import {

@@ -9,7 +9,7 @@ import { QueueName } from './queues.js';
 /**
  * How long a command of Bull's `client` connection (adding jobs, job state updates) may wait for
  * Redis, also while it sits in the offline queue during an outage: a `queue.add()` from an HTTP
- * handler fails after this instead of hanging until Redis returns (CONTRACT §12). Generous next to
+ * handler fails after this instead of hanging until Redis returns. Generous next to
  * the shared client's 1 s, because Bull's Lua scripts (moving a finished job, cleaning) do real work.
  */
 export const BULL_COMMAND_TIMEOUT_MS = 5000;

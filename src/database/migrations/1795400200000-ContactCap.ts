@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The plan's contact cap, held atomically on every path (CONTRACT §12): a per-workspace contact
+ * The plan's contact cap, held atomically on every path: a per-workspace contact
  * count kept exact by statement-level triggers on `contacts` (inserted rows counted from the
  * transition table, so a bulk INSERT costs one counter update, and a merge that inserts nothing
  * costs none). The counter row's update is the per-workspace lock: concurrent creators of one

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * How many mails IMAP polling skipped for being over the 10 MiB limit (CONTRACT §12): counted on the
+ * How many mails IMAP polling skipped for being over the 10 MiB limit: counted on the
  * inbox, in the same statement that moves the checkpoint past them, so a mail is counted once.
  */
 export class ImapSkippedOversize1795400500000 implements MigrationInterface {

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * At most once under SMTP faults and crashes (CONTRACT §12): `messages.error` (why a message failed,
+ * At most once under SMTP faults and crashes: `messages.error` (why a message failed,
  * shown in the API) and `messages.smtp_started_at` (internal: set just before the message's SMTP
  * conversation begins; a `sending` row without it was never handed to SMTP and may be sent again).
  */

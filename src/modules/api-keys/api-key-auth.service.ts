@@ -12,8 +12,8 @@ export { LOOKUP_SQL };
 const LAST_USED_EVERY_MS = 60_000;
 
 /**
- * Resolved keys are remembered for one second per process: the lookup through the ORM cost about
- * 0.3 ms of CPU per request (bench: GET /me 0.85 → 0.53 ms CPU/request). A revoke or rotate in this
+ * Resolved keys are remembered for one second per process: the lookup was a large share of the CPU of
+ * a cheap request (docs/performance.md, GET /me). A revoke or rotate in this
  * process forgets the key at once; one done in another process (the CLI) takes effect within
  * CACHE_TTL_MS. Unknown tokens are never cached, so garbage cannot fill the map.
  */

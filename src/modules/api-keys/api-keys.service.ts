@@ -23,40 +23,6 @@ export interface CreateKeyInput {
   createdByKeyId?: number | null;
 }
 
-export interface ApiKeyView {
-  id: number;
-  tier: KeyTier;
-  name: string;
-  prefix: string;
-  scopes: string[];
-  workspace_id: string | null;
-  organization_id: string | null;
-  expires_at: string | null;
-  allowed_ips: string[];
-  rate_limit: number | null;
-  revoked_at: string | null;
-  last_used_at: string | null;
-  created_at: string;
-}
-
-const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
-
-export const toApiKeyView = (k: ApiKey): ApiKeyView => ({
-  id: k.id,
-  tier: k.tier,
-  name: k.name,
-  prefix: k.prefix,
-  scopes: k.scopes,
-  workspace_id: k.workspaceId,
-  organization_id: k.organizationId,
-  expires_at: iso(k.expiresAt),
-  allowed_ips: k.allowedIps,
-  rate_limit: k.rateLimit,
-  revoked_at: iso(k.revokedAt),
-  last_used_at: iso(k.lastUsedAt),
-  created_at: k.createdAt.toISOString(),
-});
-
 @Injectable()
 export class ApiKeysService {
   constructor(

@@ -1,4 +1,4 @@
-/** The campaign state machine (CONTRACT §4): draft → active ↔ paused; active|paused → archived. */
+/** The campaign state machine: draft → active ↔ paused; active|paused → archived. */
 import type { CampaignStatus } from './entities/campaign.entity.js';
 
 export const CAMPAIGN_STATUSES: readonly CampaignStatus[] = ['draft', 'active', 'paused', 'archived'];

@@ -6,7 +6,8 @@ import type { WorkspaceTenant } from '../../common/auth/principal.js';
 import { ApiCollectionResponse, ApiDataResponse, ApiErrorResponses } from '../../common/http/envelope.dto.js';
 import { IntIdPipe } from '../../common/http/id-params.js';
 import { collection, PageQueryDto, type Collection } from '../../common/http/pagination.js';
-import { CampaignsService, toCampaignView, type CampaignView } from './campaigns.service.js';
+import { CampaignsService } from './campaigns.service.js';
+import { toCampaignView, type CampaignView } from './campaign.view.js';
 import { CampaignResponseDto, CreateCampaignDto, UpdateCampaignDto } from './dto/campaign.dto.js';
 
 const IDEMPOTENCY_HEADER = ApiHeader({

@@ -1,9 +1,9 @@
 /**
- * Campaigns (CONTRACT §4). Status moves go through `campaignMoveAllowed` with the row locked, so two
+ * Campaigns. Status moves go through `campaignMoveAllowed` with the row locked, so two
  * concurrent PATCHes cannot both pass the check. Activation (and any change to an active campaign's
  * inboxes or schedule) needs a published sequence with steps, an active inbox and a valid schedule.
  * A schedule change or a re-activation re-evaluates the enrollments the engine deferred to a window
- * opening, in the same transaction (reevaluate.ts, CONTRACT §12).
+ * opening, in the same transaction (reevaluate.ts).
  */
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -18,41 +18,7 @@ import type { CreateCampaignDto, UpdateCampaignDto } from './dto/campaign.dto.js
 import type { Campaign, CampaignSchedule } from './entities/campaign.entity.js';
 import { reevaluateDeferred } from './reevaluate.js';
 import { sameSchedule, scheduleProblem } from './schedule.js';
-
-export interface CampaignView {
-  id: number;
-  name: string;
-  sequence_id: number | null;
-  status: Campaign['status'];
-  inbox_ids: string[];
-  schedule: CampaignSchedule | null;
-  daily_limit: number | null;
-  stop_on_reply: boolean;
-  created_at: string;
-  updated_at: string;
-  activated_at: string | null;
-}
-
-export const toCampaignView = (c: Campaign): CampaignView => ({
-  id: c.id,
-  name: c.name,
-  sequence_id: c.sequenceId,
-  status: c.status,
-  inbox_ids: [...(c.inboxIds ?? [])],
-  schedule: c.schedule
-    ? {
-        timezone: c.schedule.timezone,
-        days: [...c.schedule.days],
-        start_time: c.schedule.start_time,
-        end_time: c.schedule.end_time,
-      }
-    : null,
-  daily_limit: c.dailyLimit,
-  stop_on_reply: c.stopOnReply,
-  created_at: c.createdAt.toISOString(),
-  updated_at: c.updatedAt.toISOString(),
-  activated_at: c.activatedAt?.toISOString() ?? null,
-});
+import { toCampaignView, type CampaignView } from './campaign.view.js';
 
 const toSchedule = (s: CampaignSchedule): CampaignSchedule => ({
   timezone: s.timezone,

@@ -1,5 +1,5 @@
 /**
- * Campaign sending windows (CONTRACT §4): an IANA timezone, weekdays `mon`..`sun`, and a daily window
+ * Campaign sending windows: an IANA timezone, weekdays `mon`..`sun`, and a daily window
  * `start_time` (inclusive) to `end_time` (exclusive, may be `24:00`) in that timezone. Windows do not
  * cross midnight: `end_time` must be later than `start_time`.
  */

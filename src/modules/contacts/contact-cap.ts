@@ -1,5 +1,5 @@
 /**
- * The plan's contact cap (CONTRACT §12, max_contacts_per_workspace). Held by PostgreSQL itself:
+ * The plan's contact cap (max_contacts_per_workspace). Held by PostgreSQL itself:
  * statement triggers on `contacts` keep `workspace_contact_counts` exact and refuse, with SQLSTATE
  * PL001, any statement that would leave a workspace over its plan (migration 1795400200000). The
  * counter row is updated by every statement that inserts contacts, so concurrent creators (API,

@@ -1,5 +1,5 @@
 /**
- * The rules of a contact's fields (CONTRACT §4), in one place for the API, imports and the CLI:
+ * The rules of a contact's fields, in one place for the API, imports and the CLI:
  * email normalisation, IANA time zones, custom-field limits, and filter value parsers.
  */
 import { isEmail, type ValidationOptions } from 'class-validator';

@@ -1,5 +1,5 @@
 /**
- * The one contact upsert (CONTRACT §4), set-based, for `POST /contacts`, `PATCH /contacts/{id}` and
+ * The one contact upsert, set-based, for `POST /contacts`, `PATCH /contacts/{id}` and
  * bulk imports. Keyed by the normalised email inside the workspace:
  *   1. `INSERT … SELECT … ON CONFLICT (workspace_id, email) DO NOTHING RETURNING *` inserts the rows
  *      that are new (the suppression columns copied from the list), atomically against concurrent
@@ -17,7 +17,7 @@ import { validationException } from '../../common/http/validation.js';
 import { recordEvents } from '../events/outbox.js';
 import { lockSuppressionsShared } from '../suppressions/suppression-store.js';
 import { canonicalTimezone, CUSTOM_FIELDS_MAX_KEYS, normalizeEmail } from './contact-fields.js';
-import { contactFromRow, toContactView } from './contact-view.js';
+import { contactFromRow, toContactView } from './contact.view.js';
 import { ContactRowDto } from './dto/upsert-contact.dto.js';
 import type { Contact, ContactSource, ContactStage } from './entities/contact.entity.js';
 import { ContactWritesRepository } from './contact-writes.repository.js';

@@ -6,7 +6,7 @@ import type { WorkspaceTenant } from '../../common/auth/principal.js';
 import { ApiCollectionResponse, ApiDataResponse, ApiErrorResponses } from '../../common/http/envelope.dto.js';
 import { IntIdPipe } from '../../common/http/id-params.js';
 import { collection, type Collection } from '../../common/http/pagination.js';
-import type { ContactView } from './contact-view.js';
+import type { ContactView } from './contact.view.js';
 import { ContactsService } from './contacts.service.js';
 import { ContactResponseDto } from './dto/contact-response.dto.js';
 import { ListContactsQueryDto } from './dto/list-contacts-query.dto.js';

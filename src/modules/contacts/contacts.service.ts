@@ -10,7 +10,7 @@ import { ApiError } from '../../common/http/api-error.js';
 import type { Page } from '../../common/http/pagination.js';
 import { parseTimestamp } from './contact-fields.js';
 import { upsertContacts, upsertRowOf, type ContactUpsertRow } from './contact-upsert.js';
-import { contactViewOfListRow, toContactView, type ContactView } from './contact-view.js';
+import { contactViewOfListRow, toContactView, type ContactView } from './contact.view.js';
 import { ContactsRepository } from './contacts.repository.js';
 import { parseStageList, type ListContactsQueryDto } from './dto/list-contacts-query.dto.js';
 import type { CreateContactDto, UpdateContactDto } from './dto/upsert-contact.dto.js';

@@ -1,5 +1,5 @@
 /**
- * The enrollment state machine (CONTRACT §4), in one place. pause: active → paused; resume:
+ * The enrollment state machine, in one place. pause: active → paused; resume:
  * paused → active; stop: active|paused → stopped. The engine completes and stops enrollments too.
  */
 export const ENROLLMENT_STATUSES = ['active', 'paused', 'completed', 'stopped'] as const;

@@ -12,7 +12,8 @@ import {
   ListEnrollmentsQueryDto,
   StopEnrollmentDto,
 } from './dto/enrollment.dto.js';
-import { EnrollmentsService, toEnrollmentView, type EnrollmentView } from './enrollments.service.js';
+import { EnrollmentsService } from './enrollments.service.js';
+import { toEnrollmentView, type EnrollmentView } from './enrollment.view.js';
 
 const IDEMPOTENCY_HEADER = ApiHeader({
   name: 'Idempotency-Key',

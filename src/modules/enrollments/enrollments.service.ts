@@ -1,5 +1,5 @@
 /**
- * Enrollments (CONTRACT §4, spec rule 3). Creation checks, in this order: the campaign exists (404),
+ * Enrollments . Creation checks, in this order: the campaign exists (404),
  * is active and its sequence is published with steps (422 campaign_id), the contact exists, is sendable
  * and is not already enrolled (422 contact_id). The insert and the `enrolled` metric share one
  * transaction, with the campaign row share-locked so a concurrent pause cannot slip in between.
@@ -17,43 +17,10 @@ import { ContactsRepository } from '../contacts/contacts.repository.js';
 import { SequencesRepository } from '../sequences/sequences.repository.js';
 import { SuppressionsRepository } from '../suppressions/suppressions.repository.js';
 import type { ListEnrollmentsQueryDto, StopEnrollmentDto } from './dto/enrollment.dto.js';
-import { nextEnrollmentStatus, type EnrollmentAction, type EnrollmentStatus } from './enrollment-state.js';
+import { nextEnrollmentStatus, type EnrollmentAction } from './enrollment-state.js';
 import { Enrollment } from './entities/enrollment.entity.js';
 import { EnrollmentsRepository } from './enrollments.repository.js';
-
-export interface EnrollmentView {
-  id: number;
-  campaign_id: number;
-  contact_id: number;
-  status: EnrollmentStatus;
-  current_step: number;
-  next_step_at: string | null;
-  inbox_id: string | null;
-  stop_reason: Enrollment['stopReason'];
-  stop_note: string | null;
-  created_at: string;
-  updated_at: string;
-  completed_at: string | null;
-  stopped_at: string | null;
-}
-
-const iso = (d: Date | null): string | null => d?.toISOString() ?? null;
-
-export const toEnrollmentView = (e: Enrollment): EnrollmentView => ({
-  id: e.id,
-  campaign_id: e.campaignId,
-  contact_id: e.contactId,
-  status: e.status,
-  current_step: e.currentStep,
-  next_step_at: iso(e.nextStepAt),
-  inbox_id: e.inboxId,
-  stop_reason: e.stopReason,
-  stop_note: e.stopNote,
-  created_at: e.createdAt.toISOString(),
-  updated_at: e.updatedAt.toISOString(),
-  completed_at: iso(e.completedAt),
-  stopped_at: iso(e.stoppedAt),
-});
+import { toEnrollmentView, type EnrollmentView } from './enrollment.view.js';
 
 @Injectable()
 export class EnrollmentsService {

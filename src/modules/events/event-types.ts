@@ -1,4 +1,4 @@
-/** Event names and the families endpoints subscribe to (CONTRACT §6). */
+/** Event names and the families endpoints subscribe to. */
 export const EVENT_FAMILIES = {
   message: ['message.sent'],
   email: ['email.replied', 'email.bounced'],

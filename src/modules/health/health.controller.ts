@@ -38,7 +38,7 @@ async function probe(check: () => Promise<unknown>): Promise<boolean> {
 
 /**
  * Liveness and readiness (database + Redis), outside /api/v1. Readiness says which component is
- * `up` or `down` and nothing else (CONTRACT §12): no driver error text, host or port, which would
+ * `up` or `down` and nothing else: no driver error text, host or port, which would
  * tell an anonymous caller about the internal network. The reason is in the server's own log.
  */
 @ApiExcludeController()

@@ -1,5 +1,5 @@
 /**
- * Streaming parse of the import request body (CONTRACT §12): the bytes go through a JSON tokenizer
+ * Streaming parse of the import request body: the bytes go through a JSON tokenizer
  * (@streamparser/json) in 64 KiB slices and come out as items, one contact (or one piece of the
  * `csv` string) at a time, so the body never becomes one big tree of JavaScript objects. Whoever
  * consumes the items stages them and stops at the plan's row cap; nothing ahead of the current

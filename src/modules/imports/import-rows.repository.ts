@@ -11,22 +11,24 @@ import { pipeline } from 'node:stream/promises';
 import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams';
 import type { DataSource, EntityManager } from 'typeorm';
 import { ROOM_SQL } from '../contacts/contact-cap.js';
-import type { ImportRowError, ImportStatus } from './entities/import-batch.entity.js';
+import type { ImportRowError } from './entities/import-batch.entity.js';
 import { MAX_CUSTOM_FIELDS } from './import-rows.js';
+import type { ImportView } from './import.view.js';
 
-export interface BatchRow {
-  id: number;
-  workspace_id: string;
-  status: ImportStatus;
-  update_existing: boolean;
-  total_rows: number;
-  processed_rows: number;
-  created_count: number;
-  updated_count: number;
-  skipped_count: number;
-  error_count: number;
-  errors: ImportRowError[];
-}
+/** The batch columns a run works with: the view's counters, plus its workspace. */
+export type BatchRow = Pick<
+  ImportView,
+  | 'id'
+  | 'status'
+  | 'update_existing'
+  | 'total_rows'
+  | 'processed_rows'
+  | 'created_count'
+  | 'updated_count'
+  | 'skipped_count'
+  | 'error_count'
+  | 'errors'
+> & { workspace_id: string };
 
 const BATCH_COLUMNS = `id, workspace_id, status, update_existing, total_rows, processed_rows, created_count,
   updated_count, skipped_count, error_count, errors`;
@@ -74,7 +76,7 @@ const iso = (col: string): string => `to_char(${col} AT TIME ZONE 'UTC', ${ISO_F
 const isoOrNow = (col: string): string => `CASE WHEN ${col} = t.now3 THEN t.now_iso ELSE ${iso(col)} END`;
 
 /**
- * The contact of CONTRACT §4 (as src/modules/contacts/contact-view.ts shows it), built in SQL so a
+ * The contact as src/modules/contacts/contact.view.ts shows it, built in SQL so a
  * chunk's `contact.created` events are written by the same statement that inserts the contacts.
  */
 const CONTACT_JSON = `json_build_object(

@@ -12,7 +12,7 @@ import { ImportResponseDto } from './dto/import-response.dto.js';
 import { importBodyItems } from './import-body.js';
 import { importBodyLimitOf } from './import-body-limit.js';
 import { ImportQueue } from './import-queue.js';
-import { toImportView, type ImportView } from './import-view.js';
+import { toImportView, type ImportView } from './import.view.js';
 import { ImportsService } from './imports.service.js';
 
 @ApiTags('imports')

@@ -12,7 +12,7 @@ import { ImportBatch } from './entities/import-batch.entity.js';
 import { ImportRowsRepository, type ImportPlan as Plan } from './import-rows.repository.js';
 import type { ImportBodyItem } from './import-body.js';
 import { CsvReader, ImportInputError, RowStager, type CsvRow, type RowProblem } from './import-rows.js';
-import { toImportView, type ImportView } from './import-view.js';
+import { toImportView, type ImportView } from './import.view.js';
 import { ImportsRepository } from './imports.repository.js';
 
 export interface ImportInput {

@@ -1,7 +1,7 @@
 /**
  * Polls the INBOX of every inbox that has IMAP settings (imapflow), from a UID checkpoint
  * (`imap_uid_validity`, `imap_last_uid`), feeding each new mail to the ingestion pipeline
- * (CONTRACT §5, bounded by §12):
+ * :
  *
  * - **Size first.** A poll asks the server for the sizes (RFC822.SIZE) of the next mails, then
  *   downloads them one at a time. A mail over 10 MiB is never downloaded: it is skipped, counted on
@@ -35,7 +35,7 @@ import { isTransientFailure } from './transient-failure.js';
 export const IMAP_BATCH = 200;
 /** Consecutive failed polls before the inbox's `last_error` shows it (a blip is only logged). */
 export const IMAP_FAILURES_BEFORE_ERROR = 3;
-/** Mail over this size is skipped unread (CONTRACT §12). Same limit as `POST /inbound/{id}`. */
+/** Mail over this size is skipped unread. Same limit as `POST /inbound/{id}`. */
 export const IMAP_MAX_MESSAGE_BYTES = 10 * MiB;
 
 /** What one inbox's poll came to. */

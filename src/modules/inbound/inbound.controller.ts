@@ -4,7 +4,7 @@
  * <inbound_secret>` of that inbox → 202 with what the pipeline made of it. An unknown inbox and a
  * wrong secret look the same (401).
  *
- * The secret is checked before a byte of the body is read (CONTRACT §12): the body is read here,
+ * The secret is checked before a byte of the body is read: the body is read here,
  * after the check, with `readBody` (413 past the limit). No middleware reads it first; should one
  * have (e.g. a JSON parser for an `application/json` request), what it left in `req.body` is used.
  */

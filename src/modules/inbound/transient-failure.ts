@@ -1,5 +1,5 @@
 /**
- * Which failures of mail ingestion are worth trying again (CONTRACT §12): a failure of the database
+ * Which failures of mail ingestion are worth trying again: a failure of the database
  * or of the way to it, not of the mail. Used by IMAP polling (the checkpoint stays before such a
  * mail) and by the inbound route (503, so the MTA delivers again).
  *

@@ -7,7 +7,8 @@ import { ApiCollectionResponse, ApiDataResponse, ApiErrorResponses } from '../..
 import { UuidPipe } from '../../common/http/id-params.js';
 import { collection, PageQueryDto, type Collection } from '../../common/http/pagination.js';
 import { InboxResponseDto } from './dto/inbox.dto.js';
-import { InboxesService, toInboxView, type InboxView } from './inboxes.service.js';
+import { InboxesService } from './inboxes.service.js';
+import { toInboxView, type InboxView } from './inbox.view.js';
 
 @ApiTags('inboxes')
 @Controller('inboxes')

@@ -6,7 +6,7 @@ import type { OrganizationTenant } from '../../common/auth/principal.js';
 import { ApiCollectionResponse, ApiDataResponse, ApiErrorResponses } from '../../common/http/envelope.dto.js';
 import { UuidPipe } from '../../common/http/id-params.js';
 import { collection, PageQueryDto, type Collection } from '../../common/http/pagination.js';
-import type { WorkspaceView } from '../workspaces/workspaces.service.js';
+import type { WorkspaceView } from '../workspaces/workspace.view.js';
 import {
   CreateWorkspaceDto,
   ProvisionedWorkspaceDto,

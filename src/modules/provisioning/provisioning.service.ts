@@ -11,7 +11,8 @@ import { ApiKeysService } from '../api-keys/api-keys.service.js';
 import type { Workspace } from '../workspaces/entities/workspace.entity.js';
 import { WorkspacesRepository } from '../workspaces/workspaces.repository.js';
 import type { WorkspaceConfig } from '../workspaces/workspace-config.js';
-import { toWorkspaceView, WorkspacesService, type WorkspaceView } from '../workspaces/workspaces.service.js';
+import { WorkspacesService } from '../workspaces/workspaces.service.js';
+import { toWorkspaceView, type WorkspaceView } from '../workspaces/workspace.view.js';
 import type { CreateWorkspaceDto } from './dto/provisioning.dto.js';
 
 @Injectable()

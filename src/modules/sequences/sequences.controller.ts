@@ -7,7 +7,8 @@ import { ApiCollectionResponse, ApiDataResponse, ApiErrorResponses } from '../..
 import { IntIdPipe } from '../../common/http/id-params.js';
 import { collection, PageQueryDto, type Collection } from '../../common/http/pagination.js';
 import { CreateSequenceDto, SequenceResponseDto, UpdateSequenceDto } from './dto/sequence.dto.js';
-import { SequencesService, toSequenceView, type SequenceView } from './sequences.service.js';
+import { SequencesService } from './sequences.service.js';
+import { toSequenceView, type SequenceView } from './sequence.view.js';
 
 const IDEMPOTENCY_HEADER = ApiHeader({
   name: 'Idempotency-Key',

@@ -1,5 +1,5 @@
 /**
- * Sequences (CONTRACT §4): steps are replaced as a whole array and only while draft; templates are
+ * Sequences: steps are replaced as a whole array and only while draft; templates are
  * validated when saved; publishing needs at least one step. State changes lock the row first, so two
  * concurrent requests cannot both pass the draft check.
  */
@@ -20,31 +20,7 @@ import {
   validateTemplate,
 } from './templates.js';
 import { wellFormed } from './dto/text-rules.js';
-
-export interface SequenceView {
-  id: number;
-  name: string;
-  status: Sequence['status'];
-  steps: SequenceStep[];
-  created_at: string;
-  updated_at: string;
-  published_at: string | null;
-}
-
-export const toSequenceView = (s: Sequence): SequenceView => ({
-  id: s.id,
-  name: s.name,
-  status: s.status,
-  steps: (s.steps ?? []).map((st) => ({
-    position: st.position,
-    delay_minutes: st.delay_minutes,
-    subject: st.subject ?? null,
-    body: st.body,
-  })),
-  created_at: s.createdAt.toISOString(),
-  updated_at: s.updatedAt.toISOString(),
-  published_at: s.publishedAt?.toISOString() ?? null,
-});
+import { toSequenceView, type SequenceView } from './sequence.view.js';
 
 /**
  * Checks a whole steps array: positions 1..n in array order, step 1 has a non-blank subject, every
@@ -91,7 +67,7 @@ export function normaliseSteps(steps: SequenceStepDto[]): SequenceStep[] {
 
 /**
  * Test-renders every step (subject, then body, under one step budget, as the engine sends them) for
- * the sample contact (CONTRACT §12): over the budget → 422 naming the step's field. The event loop
+ * the sample contact: over the budget → 422 naming the step's field. The event loop
  * turns between steps, so a sequence of 50 heavy steps does not hold other requests for seconds.
  */
 export async function checkRenderBudget(steps: SequenceStep[]): Promise<void> {

@@ -1,10 +1,10 @@
 /**
- * Liquid templates for step subjects and bodies (CONTRACT §4), sandboxed: no file system (include,
+ * Liquid templates for step subjects and bodies, sandboxed: no file system (include,
  * render and layout are refused at parse time and the loader has no files), unknown filters are parse
  * errors, only own properties are visible, and parsing and rendering are bounded in size, time and
  * memory. `validateTemplate` runs at save time; `renderTemplate` is what the sending engine calls.
  *
- * The render budget (CONTRACT §12): one step for one contact renders in at most RENDER_BUDGET_MS and
+ * The render budget: one step for one contact renders in at most RENDER_BUDGET_MS and
  * produces at most RENDER_BUDGET_BYTES, or TemplateLimitError. Rendering is synchronous (no template
  * reads anything asynchronous), so the budget is also the longest the event loop can be held by one
  * render. liquidjs checks its time limit between template nodes; a single filter call is not
@@ -33,8 +33,8 @@ export const RENDER_BUDGET_BYTES = 256 * 1024;
 export const RENDER_MEMORY_LIMIT = 256 * 1024;
 /**
  * What a list item handed to a filter costs against RENDER_MEMORY_LIMIT: the slowest list filters
- * (`where_exp`, `group_by_exp`) take 5-7 µs per item on a busy machine (tens of µs before the JIT has
- * warmed up), so one call is held near 2,000 items, about 10-20 ms, whatever the template.
+ * (`where_exp`, `group_by_exp`) are the slowest per item (slower still before the JIT has warmed up),
+ * so this keeps one call to a small share of the render budget, whatever the template.
  */
 const ARRAY_ITEM_COST = 128;
 
@@ -229,7 +229,7 @@ function renderWithin(parsed: Template[], vars: Record<string, unknown>, ms: num
   return String(engine.renderSync(parsed, ctx));
 }
 
-/** Characters of every field of the sample contact (CONTRACT §12). */
+/** Characters of every field of the sample contact. */
 export const SAMPLE_FIELD_LENGTH = 100;
 /** Custom fields the sample contact has (the most a contact may have). */
 export const SAMPLE_CUSTOM_FIELDS = 50;

@@ -1,5 +1,5 @@
 /**
- * The workspace's suppression list (CONTRACT §4). Entries are only ever added: no route or command
+ * The workspace's suppression list. Entries are only ever added: no route or command
  * removes one. Adding marks matching contacts unsendable in the same transaction.
  */
 import { Injectable } from '@nestjs/common';

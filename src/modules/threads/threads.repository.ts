@@ -5,6 +5,7 @@ import { TenantRepository } from '../../common/tenant/tenant.repository.js';
 import { Message } from './entities/message.entity.js';
 import { Thread } from './entities/thread.entity.js';
 import { paginate, type Page, type PageQueryDto } from '../../common/http/pagination.js';
+import { rowsOf } from '../../database/query-rows.js';
 
 @Injectable()
 export class ThreadsRepository extends TenantRepository<Thread> {
@@ -38,5 +39,26 @@ export class MessagesRepository extends TenantRepository<Message> {
   pageOfThread(workspaceId: string, threadId: number, query: PageQueryDto): Promise<Page<Message>> {
     const qb = this.query(workspaceId, 'm').andWhere('m.threadId = :threadId', { threadId });
     return paginate(qb, 'm', query, { tenant: workspaceId, route: `threads.${threadId}.messages.index` });
+  }
+
+  /**
+   * Purges up to `batch` message bodies older than their workspace's `message_body_retention_days`
+   * (`defaultDays` when unset): the body becomes null and `body_purged_at` is set. How many.
+   */
+  async purgeExpiredBodiesAcrossWorkspaces(defaultDays: number, batch: number): Promise<number> {
+    const purged = rowsOf(
+      await this.unscoped().query(
+        `UPDATE messages m SET body = NULL, body_purged_at = now()
+         WHERE m.id IN (
+           SELECT x.id FROM messages x JOIN workspaces w ON w.id = x.workspace_id
+           WHERE x.body IS NOT NULL
+             AND x.created_at < now() - make_interval(days =>
+               COALESCE((w.config->>'message_body_retention_days')::int, $1))
+           LIMIT $2)
+         RETURNING m.id`,
+        [defaultDays, batch],
+      ),
+    );
+    return purged.length;
   }
 }

@@ -1,4 +1,4 @@
-/** Threads and messages, read-only (CONTRACT §4); the sending engine writes them. */
+/** Threads and messages, read-only; the sending engine writes them. */
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '../../common/http/api-error.js';
 import type { Page, PageQueryDto } from '../../common/http/pagination.js';

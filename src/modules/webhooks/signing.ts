@@ -1,5 +1,5 @@
 /**
- * Webhook signing secrets and signatures (CONTRACT §6).
+ * Webhook signing secrets and signatures.
  * - `X-Service-Signature: sha256=<hex>`: HMAC-SHA256 over the raw body, keyed with the whole
  *   `whsec_…` string (as GitHub keys with the string you gave it).
  * - Standard Webhooks: `webhook-signature: v1,<base64>` over `id.timestamp.body`, keyed with the

@@ -1,5 +1,5 @@
 /**
- * Webhook target safety (CONTRACT §6): https only, and every address a target resolves to must be
+ * Webhook target safety: https only, and every address a target resolves to must be
  * public unicast. ipaddr.js classifies; transition forms that embed an IPv4 address (IPv4-mapped,
  * IPv4-compatible, RFC 6145, NAT64, 6to4, Teredo) are judged by the address they embed.
  * `WEBHOOK_ALLOWED_TEST_HOSTS` exempts exact hostnames (tests only, off by default).

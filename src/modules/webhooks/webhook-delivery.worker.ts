@@ -1,5 +1,5 @@
 /**
- * Attempts due deliveries (CONTRACT §6). Every worker process runs this loop; state lives in
+ * Attempts due deliveries. Every worker process runs this loop; state lives in
  * Postgres only, so a killed process loses nothing:
  * - claim: due pending deliveries of enabled endpoints, `FOR UPDATE SKIP LOCKED`, and lease them by
  *   moving `next_attempt_at` past the attempt deadline. A process that dies mid-attempt leaves the

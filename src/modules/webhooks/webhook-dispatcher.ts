@@ -1,5 +1,5 @@
 /**
- * The outbox dispatcher (CONTRACT §6): claims undispatched events (FOR UPDATE SKIP LOCKED, so every
+ * The outbox dispatcher: claims undispatched events (FOR UPDATE SKIP LOCKED, so every
  * worker process can run it), creates one delivery per endpoint of the event's workspace that
  * subscribes to its family, and marks the events dispatched, all in one statement (one
  * transaction). A crash before commit leaves the events undispatched; after it, the deliveries exist.

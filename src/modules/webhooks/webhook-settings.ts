@@ -1,7 +1,7 @@
 /**
  * Tuning knobs of the webhook workers. The contract's settings (retry schedule, allowed test hosts)
  * live in appConfig(); these are module-local overrides, read when the workers start.
- * - WEBHOOK_TIMEOUT_MS: per-attempt deadline (default 10000, CONTRACT §6); tests shorten it.
+ * - WEBHOOK_TIMEOUT_MS: per-attempt deadline (default 10000); tests shorten it.
  * - WEBHOOK_CONCURRENCY: attempts in flight per process (default 256; at most 64
  *   connections per endpoint origin, the rest wait in its pool).
  * - WEBHOOK_POLL_MS: how often the outbox and due deliveries are polled (default 250).
@@ -28,6 +28,6 @@ export function webhookSettings(): WebhookSettings {
   };
 }
 
-/** Attempts per delivery, and consecutive failed attempts that disable an endpoint (CONTRACT §6). */
+/** Attempts per delivery, and consecutive failed attempts that disable an endpoint. */
 export const MAX_ATTEMPTS = 5;
 export const DISABLE_AFTER_FAILURES = 5;

@@ -13,13 +13,13 @@ import {
   WebhookEndpointResponseDto,
   WebhookEndpointWithSecretDto,
 } from './dto/webhook-endpoint.dto.js';
+import { WebhooksService } from './webhooks.service.js';
 import {
   toDeliveryView,
   toEndpointView,
-  WebhooksService,
   type WebhookDeliveryView,
   type WebhookEndpointView,
-} from './webhooks.service.js';
+} from './webhook.view.js';
 
 const IDEMPOTENCY_HEADER = ApiHeader({
   name: 'Idempotency-Key',

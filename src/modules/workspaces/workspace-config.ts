@@ -1,5 +1,5 @@
 /**
- * Workspace config keys (CONTRACT §7): the single source the sending engine reads and OpenAPI documents.
+ * Workspace config keys: the single source the sending engine reads and OpenAPI documents.
  */
 export interface WorkspaceConfig {
   domain_daily_send_limit: number;

@@ -11,22 +11,6 @@ import type { Workspace } from './entities/workspace.entity.js';
 import { WorkspacesRepository } from './workspaces.repository.js';
 import { effectiveConfig, type WorkspaceConfig } from './workspace-config.js';
 
-export interface WorkspaceView {
-  id: string;
-  name: string;
-  config: WorkspaceConfig;
-  organization_id: string;
-  created_at: string;
-}
-
-export const toWorkspaceView = (w: Workspace): WorkspaceView => ({
-  id: w.id,
-  name: w.name,
-  config: effectiveConfig(w.config),
-  organization_id: w.organizationId,
-  created_at: w.createdAt.toISOString(),
-});
-
 @Injectable()
 export class WorkspacesService {
   constructor(

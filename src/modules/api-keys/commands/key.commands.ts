@@ -7,7 +7,8 @@ import {
   type JsonFlag,
 } from '../../../common/cli/json-command.js';
 import type { KeyTier } from '../../../common/auth/token.js';
-import { ApiKeysService, toApiKeyView } from '../api-keys.service.js';
+import { ApiKeysService } from '../api-keys.service.js';
+import { toApiKeyView } from '../api-key.view.js';
 
 const list = (v: string): string[] =>
   v

@@ -22,6 +22,7 @@ import type { CampaignStatus, Weekday } from '../entities/campaign.entity.js';
 import { TIME_RE, WEEKDAYS } from '../schedule.js';
 import { CAMPAIGN_STATUSES } from '../campaign-state.js';
 import { IsOptionalNotNull, NoNulCharacters } from '../../sequences/dto/text-rules.js';
+import type { CampaignView } from '../campaign.view.js';
 
 export const MAX_CAMPAIGN_INBOXES = 100;
 
@@ -158,13 +159,13 @@ export class CampaignScheduleViewDto {
   @ApiProperty() end_time: string;
 }
 
-export class CampaignResponseDto {
+export class CampaignResponseDto implements CampaignView {
   @ApiProperty() id: number;
   @ApiProperty() name: string;
   @ApiProperty({ type: Number, nullable: true }) sequence_id: number | null;
-  @ApiProperty({ enum: CAMPAIGN_STATUSES }) status: string;
+  @ApiProperty({ enum: CAMPAIGN_STATUSES }) status: CampaignView['status'];
   @ApiProperty({ type: [String], format: 'uuid' }) inbox_ids: string[];
-  @ApiProperty({ type: CampaignScheduleViewDto, nullable: true }) schedule: CampaignScheduleViewDto | null;
+  @ApiProperty({ type: CampaignScheduleViewDto, nullable: true }) schedule: CampaignView['schedule'];
   @ApiProperty({ type: Number, nullable: true }) daily_limit: number | null;
   @ApiProperty() stop_on_reply: boolean;
   @ApiProperty({ format: 'date-time' }) created_at: string;

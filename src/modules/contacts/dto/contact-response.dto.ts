@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { CONTACT_STAGES, type ContactSource, type ContactStage } from '../entities/contact.entity.js';
-import type { ContactView } from '../contact-view.js';
+import type { ContactView } from '../contact.view.js';
 
 export class ContactSuppressionDto {
   @ApiProperty({ enum: ['unsubscribed', 'bounced', 'complained', 'manual'] }) reason: string;

@@ -4,6 +4,7 @@ import { ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, Length, Max, 
 import { PageQueryDto } from '../../../common/http/pagination.js';
 import { NoNulCharacters, QueryIdFilter } from '../../sequences/dto/text-rules.js';
 import { ENROLLMENT_STATUSES, STOP_REASONS, type EnrollmentStatus } from '../enrollment-state.js';
+import type { EnrollmentView } from '../enrollment.view.js';
 
 const MAX_INT = 2_147_483_647;
 
@@ -48,16 +49,17 @@ export class ListEnrollmentsQueryDto extends PageQueryDto {
   status?: EnrollmentStatus[];
 }
 
-export class EnrollmentResponseDto {
+export class EnrollmentResponseDto implements EnrollmentView {
   @ApiProperty() id: number;
   @ApiProperty() campaign_id: number;
   @ApiProperty() contact_id: number;
-  @ApiProperty({ enum: ENROLLMENT_STATUSES }) status: string;
+  @ApiProperty({ enum: ENROLLMENT_STATUSES }) status: EnrollmentView['status'];
   @ApiProperty({ description: 'Steps already sent' }) current_step: number;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) next_step_at: string | null;
   @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'Null until the first send' })
   inbox_id: string | null;
-  @ApiProperty({ type: String, enum: STOP_REASONS, nullable: true }) stop_reason: string | null;
+  @ApiProperty({ type: String, enum: STOP_REASONS, nullable: true })
+  stop_reason: EnrollmentView['stop_reason'];
   @ApiProperty({ type: String, nullable: true }) stop_note: string | null;
   @ApiProperty({ format: 'date-time' }) created_at: string;
   @ApiProperty({ format: 'date-time' }) updated_at: string;

@@ -2,7 +2,7 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { CreatedAt, Timestamp } from '../../../database/columns.js';
 
 /**
- * The events outbox (CONTRACT §6): one row per event, written in the same transaction as the change
+ * The events outbox: one row per event, written in the same transaction as the change
  * that caused it. `dispatchedAt` is set once the event has been fanned out to deliveries.
  */
 @Entity('events')

@@ -9,7 +9,7 @@ import { CliError } from '../../../common/cli/cli-error.js';
 import { ApiError } from '../../../common/http/api-error.js';
 import { isUuid } from '../../../common/http/id-params.js';
 import type { ImportProgress, ImportRunner } from '../import-runner.js';
-import type { ImportView } from '../import-view.js';
+import type { ImportView } from '../import.view.js';
 import type { ImportsService } from '../imports.service.js';
 import { importBodyItems, type ImportBodyItem } from '../import-body.js';
 

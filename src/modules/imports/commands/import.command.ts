@@ -7,7 +7,7 @@
 import { Command, Option } from 'nest-commander';
 import { JsonCommand, required, type JsonFlag } from '../../../common/cli/json-command.js';
 import { ImportRunner, type ImportProgress } from '../import-runner.js';
-import type { ImportView } from '../import-view.js';
+import type { ImportView } from '../import.view.js';
 import { ImportsService } from '../imports.service.js';
 import { importFile } from './import-file.js';
 

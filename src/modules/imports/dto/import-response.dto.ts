@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import type { ImportView } from '../import.view.js';
 
 export class ImportRowErrorDto {
   @ApiProperty({ description: '1-based data row (a CSV header is not counted)' }) row: number;
@@ -6,10 +7,11 @@ export class ImportRowErrorDto {
   @ApiProperty() message: string;
 }
 
-export class ImportResponseDto {
+export class ImportResponseDto implements ImportView {
   @ApiProperty() id: number;
-  @ApiProperty({ enum: ['queued', 'processing', 'completed', 'failed'] }) status: string;
-  @ApiProperty({ enum: ['api', 'cli'], description: 'api for POST /contacts/import' }) source: string;
+  @ApiProperty({ enum: ['queued', 'processing', 'completed', 'failed'] }) status: ImportView['status'];
+  @ApiProperty({ enum: ['api', 'cli'], description: 'api for POST /contacts/import' })
+  source: ImportView['source'];
   @ApiProperty() update_existing: boolean;
   @ApiProperty() total_rows: number;
   @ApiProperty({ description: 'Rows done so far (the checkpoint)' }) processed_rows: number;

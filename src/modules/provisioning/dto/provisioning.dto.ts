@@ -4,6 +4,7 @@ import { IsDefined, IsObject, IsOptional, IsString, Length, ValidateNested } fro
 import { IsStorableText } from '../../../common/http/validation.js';
 import { WorkspaceConfigDto } from '../../workspaces/dto/workspace-config.dto.js';
 import { WorkspaceConfig } from '../../workspaces/workspace-config.js';
+import type { WorkspaceView } from '../../workspaces/workspace.view.js';
 
 export class CreateWorkspaceDto {
   @ApiProperty({ minLength: 1, maxLength: 200 })
@@ -38,7 +39,7 @@ export class WorkspaceConfigViewDto implements WorkspaceConfig {
   @ApiProperty({ type: String, nullable: true }) ai_model: string | null;
 }
 
-export class WorkspaceResponseDto {
+export class WorkspaceResponseDto implements WorkspaceView {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty() name: string;
   @ApiProperty({ type: WorkspaceConfigViewDto }) config: WorkspaceConfigViewDto;

@@ -8,7 +8,7 @@ import type { EntityManager } from 'typeorm';
 import { logger } from '../../../common/logging/logger.js';
 import { bumpMetric, type MetricName } from '../../analytics/metrics.js';
 import type { Enrollment } from '../../enrollments/entities/enrollment.entity.js';
-import { toEnrollmentView } from '../../enrollments/enrollments.service.js';
+import { toEnrollmentView } from '../../enrollments/enrollment.view.js';
 import { recordEvents, type NewEvent } from '../../events/outbox.js';
 import type { SequenceStep } from '../../sequences/entities/sequence.entity.js';
 import { Message } from '../../threads/entities/message.entity.js';

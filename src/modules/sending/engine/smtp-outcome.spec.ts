@@ -11,7 +11,7 @@ const reply = (code: string, command: string, response: string) => ({
   message: `failed: ${response}`,
 });
 
-describe('classifySmtpFailure (CONTRACT §12)', () => {
+describe('classifySmtpFailure: every nodemailer error shape', () => {
   it.each([
     ['connection refused', conn('ESOCKET', 'connect ECONNREFUSED 127.0.0.1:2525')],
     ['DNS failure', conn('EDNS', 'getaddrinfo ENOTFOUND smtp.example.com')],
@@ -26,6 +26,17 @@ describe('classifySmtpFailure (CONTRACT §12)', () => {
     ['5xx to the DATA command', reply('EENVELOPE', 'DATA', '554 5.5.1 no valid recipients')],
     ['connection reset before DATA was accepted', conn('ECONNECTION', 'Connection closed unexpectedly')],
     ['our deadline while queued or before DATA', { code: 'EABORT', name: 'AbortError', message: 'aborted' }],
+    ['unexpected greeting', conn('EPROTOCOL', 'Invalid greeting. response=garbage')],
+    ['EHLO refused', reply('EPROTOCOL', 'EHLO', '502 5.5.1 EHLO not supported')],
+    ['STARTTLS required but not offered', conn('ETLS', 'No STARTTLS on this server')],
+    [
+      'REQUIRETLS not supported',
+      { code: 'EREQUIRETLS', command: 'MAIL FROM', message: 'REQUIRETLS not supported' },
+    ],
+    ['credentials missing', { code: 'ENOAUTH', command: 'API', message: 'Missing credentials for "PLAIN"' }],
+    ['pooled connection at its message limit', { code: 'EMAXLIMIT', message: 'Resource exhausted' }],
+    ['proxy failure', { code: 'EPROXY', message: 'Proxy connection failed' }],
+    ['message stream failed before it was handed over', { code: 'ESTREAM', message: 'stream error' }],
   ])('%s → not sent (retried later)', (_what, err) => {
     expect(classifySmtpFailure(err, false).kind).toBe('not_sent');
   });
@@ -64,6 +75,8 @@ describe('classifySmtpFailure (CONTRACT §12)', () => {
       'our deadline while waiting for the final reply',
       { code: 'EABORT', name: 'AbortError', message: 'aborted' },
     ],
+    ['message stream failed while it was being handed over', { code: 'ESTREAM', message: 'stream error' }],
+    ['a final reply that is not SMTP', conn('EPROTOCOL', 'Invalid response')],
   ])('%s → outcome unknown (never resent)', (_what, err) => {
     expect(classifySmtpFailure(err, true).kind).toBe('unknown');
   });

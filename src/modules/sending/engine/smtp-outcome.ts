@@ -1,5 +1,5 @@
 /**
- * What a failed SMTP send means for at-most-once delivery (CONTRACT §12). Pure: no I/O.
+ * What a failed SMTP send means for at-most-once delivery. Pure: no I/O.
  *
  * nodemailer reports every connection-level failure (reset, close, timeout, our own deadline) the
  * same way whatever the stage (`code` ECONNECTION/ETIMEDOUT/ESOCKET, `command` 'CONN'), so the stage

@@ -15,6 +15,7 @@ import {
 } from 'class-validator';
 import { TEMPLATE_MAX_LENGTH } from '../templates.js';
 import { IsOptionalNotNull, NoNulCharacters } from './text-rules.js';
+import type { SequenceView } from '../sequence.view.js';
 
 export const MAX_STEPS = 50;
 /** One year: a longer gap between two steps is certainly a mistake. */
@@ -109,10 +110,10 @@ export class SequenceStepViewDto {
   @ApiProperty() body: string;
 }
 
-export class SequenceResponseDto {
+export class SequenceResponseDto implements SequenceView {
   @ApiProperty() id: number;
   @ApiProperty() name: string;
-  @ApiProperty({ enum: ['draft', 'published', 'archived'] }) status: string;
+  @ApiProperty({ enum: ['draft', 'published', 'archived'] }) status: SequenceView['status'];
   @ApiProperty({ type: [SequenceStepViewDto] }) steps: SequenceStepViewDto[];
   @ApiProperty({ format: 'date-time' }) created_at: string;
   @ApiProperty({ format: 'date-time' }) updated_at: string;

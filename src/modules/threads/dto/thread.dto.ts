@@ -2,6 +2,8 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsUUID } from 'class-validator';
 import { PageQueryDto } from '../../../common/http/pagination.js';
 import { QueryIdFilter } from '../../sequences/dto/text-rules.js';
+import type { ThreadView } from '../thread.view.js';
+import type { MessageView } from '../message.view.js';
 
 export class ListThreadsQueryDto extends PageQueryDto {
   @QueryIdFilter('contact_id')
@@ -16,7 +18,7 @@ export class ListThreadsQueryDto extends PageQueryDto {
   inbox_id?: string;
 }
 
-export class ThreadResponseDto {
+export class ThreadResponseDto implements ThreadView {
   @ApiProperty() id: number;
   @ApiProperty({ format: 'uuid' }) inbox_id: string;
   @ApiProperty() contact_id: number;
@@ -28,11 +30,11 @@ export class ThreadResponseDto {
   @ApiProperty({ format: 'date-time' }) created_at: string;
 }
 
-export class MessageResponseDto {
+export class MessageResponseDto implements MessageView {
   @ApiProperty() id: number;
   @ApiProperty() thread_id: number;
-  @ApiProperty({ enum: ['outbound', 'inbound'] }) direction: string;
-  @ApiProperty({ enum: ['email', 'reply', 'auto_reply', 'bounce'] }) kind: string;
+  @ApiProperty({ enum: ['outbound', 'inbound'] }) direction: MessageView['direction'];
+  @ApiProperty({ enum: ['email', 'reply', 'auto_reply', 'bounce'] }) kind: MessageView['kind'];
   @ApiProperty() from: string;
   @ApiProperty() to: string;
   @ApiProperty({ type: String, nullable: true }) subject: string | null;
@@ -47,7 +49,7 @@ export class MessageResponseDto {
     description:
       '`sending`: recorded for sending, outcome not confirmed yet. `failed`: refused for good (hard bounce) or outcome unknown (see `error`)',
   })
-  status: string;
+  status: MessageView['status'];
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) sent_at: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) received_at: string | null;
   @ApiProperty({ type: Number, nullable: true, description: 'Sequence step of an outbound message' })

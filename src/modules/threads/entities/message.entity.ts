@@ -32,7 +32,7 @@ export class Message {
   @Timestamp() sentAt: Date | null;
   @Timestamp() receivedAt: Date | null;
   @Column({ type: 'integer', nullable: true }) stepPosition: number | null;
-  /** Why a `failed` message failed: the server's reply, or `outcome unknown: …` (CONTRACT §12). */
+  /** Why a `failed` message failed: the server's reply, or `outcome unknown: …`. */
   @Column({ type: 'text', nullable: true }) error: string | null;
   /** Internal: set just before the message's SMTP conversation began. */
   @Timestamp() smtpStartedAt: Date | null;

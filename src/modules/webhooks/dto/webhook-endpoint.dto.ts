@@ -11,6 +11,8 @@ import {
   ValidateIf,
 } from 'class-validator';
 import { EVENT_FAMILIES, type EventFamily } from '../../events/event-types.js';
+import type { WebhookEndpointView } from '../webhook.view.js';
+import type { WebhookDeliveryView } from '../webhook.view.js';
 
 export const FAMILIES = Object.keys(EVENT_FAMILIES) as EventFamily[];
 
@@ -64,12 +66,12 @@ export class UpdateWebhookEndpointDto {
   description?: string | null;
 }
 
-export class WebhookEndpointResponseDto {
+export class WebhookEndpointResponseDto implements WebhookEndpointView {
   @ApiProperty() id: number;
   @ApiProperty() url: string;
   @ApiProperty({ enum: FAMILIES, isArray: true }) events: string[];
   @ApiProperty({ type: String, nullable: true }) description: string | null;
-  @ApiProperty({ enum: ['enabled', 'disabled'] }) status: string;
+  @ApiProperty({ enum: ['enabled', 'disabled'] }) status: WebhookEndpointView['status'];
   @ApiProperty({ type: String, nullable: true }) disabled_reason: string | null;
   @ApiProperty() consecutive_failures: number;
   @ApiProperty({ format: 'date-time' }) created_at: string;
@@ -79,11 +81,11 @@ export class WebhookEndpointWithSecretDto extends WebhookEndpointResponseDto {
   @ApiProperty({ description: 'Signing secret (whsec_…), shown only in this answer' }) secret: string;
 }
 
-export class WebhookDeliveryResponseDto {
+export class WebhookDeliveryResponseDto implements WebhookDeliveryView {
   @ApiProperty() id: number;
   @ApiProperty({ format: 'uuid' }) event_id: string;
   @ApiProperty() event: string;
-  @ApiProperty({ enum: ['pending', 'succeeded', 'failed'] }) status: string;
+  @ApiProperty({ enum: ['pending', 'succeeded', 'failed'] }) status: WebhookDeliveryView['status'];
   @ApiProperty() attempts: number;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) last_attempt_at: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) next_attempt_at: string | null;

@@ -6,7 +6,7 @@ import { AI_PROVIDERS } from '../workspace-config.js';
 /** Optional, but not nullable: `null` is validated (and refused) like any other wrong type. */
 const IfPresent = (): PropertyDecorator => ValidateIf((_: unknown, v: unknown) => v !== undefined);
 
-/** Workspace config (CONTRACT §7). Unknown keys are rejected by the global pipe as `config.<key>`. */
+/** Workspace config. Unknown keys are rejected by the global pipe as `config.<key>`. */
 export class WorkspaceConfigDto {
   @ApiPropertyOptional({
     minimum: 1,

@@ -1,4 +1,4 @@
-/** The import resource (CONTRACT §8): an explicit snake_case view, never the entity. */
+/** The import resource: an explicit snake_case view, never the entity. */
 import type { ImportBatch, ImportRowError, ImportStatus } from './entities/import-batch.entity.js';
 
 export interface ImportView {

@@ -1,4 +1,4 @@
-/** The contact as the API and the `contact.created` event show it (CONTRACT §4). Never the entity. */
+/** The contact as the API and the `contact.created` event show it. Never the entity. */
 import { isoOfTimestamptz } from '../../database/timestamps.js';
 import type { Contact, ContactSource, ContactStage } from './entities/contact.entity.js';
 

@@ -1,0 +1,27 @@
+/** A sequence as the API shows it. */
+import { Sequence, type SequenceStep } from './entities/sequence.entity.js';
+
+export interface SequenceView {
+  id: number;
+  name: string;
+  status: Sequence['status'];
+  steps: SequenceStep[];
+  created_at: string;
+  updated_at: string;
+  published_at: string | null;
+}
+
+export const toSequenceView = (s: Sequence): SequenceView => ({
+  id: s.id,
+  name: s.name,
+  status: s.status,
+  steps: (s.steps ?? []).map((st) => ({
+    position: st.position,
+    delay_minutes: st.delay_minutes,
+    subject: st.subject ?? null,
+    body: st.body,
+  })),
+  created_at: s.createdAt.toISOString(),
+  updated_at: s.updatedAt.toISOString(),
+  published_at: s.publishedAt?.toISOString() ?? null,
+});
