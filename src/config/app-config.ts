@@ -46,6 +46,8 @@ export interface AppConfig {
    * holds without renewal. Only tests lower it, to watch renewal without waiting a minute.
    */
   idempotencyLeaseSeconds: number;
+  /** Dispatched events and finished webhook deliveries older than this are deleted. */
+  eventRetentionDays: number;
 }
 
 export class ConfigError extends Error {}
@@ -145,6 +147,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel: env.LOG_LEVEL || 'info',
     runMigrations: env.RUN_MIGRATIONS !== 'false',
     idempotencyLeaseSeconds: intVar(env, 'IDEMPOTENCY_LEASE_SECONDS', 60, 1, 60),
+    eventRetentionDays: intVar(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
   };
 }
 

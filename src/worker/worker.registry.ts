@@ -20,7 +20,9 @@ import { IdempotencySweeper } from '../common/idempotency/idempotency-sweeper.js
 import { QueueName } from '../common/queue/queues.js';
 import { ImapPoller } from '../modules/inbound/imap-poller.service.js';
 import { RUN_IMPORT_JOB } from '../modules/imports/import-queue.js';
+import { ImportsService } from '../modules/imports/imports.service.js';
 import { RunImportJob } from '../modules/imports/jobs/run-import.job.js';
+import { EventRetentionService } from '../modules/webhooks/event-retention.service.js';
 import { CLAIM_BATCH, SendEngine } from '../modules/sending/send-engine.service.js';
 import { MessageRetentionService } from '../modules/threads/message-retention.service.js';
 import { WebhookDeliveryWorker } from '../modules/webhooks/webhook-delivery.worker.js';
@@ -101,6 +103,24 @@ export const LOOPS: LoopSpec[] = [
     intervalMs: (_, sweeper) => sweeper.intervalMs,
     firstDelayMs: () => 1000,
     errorMessage: 'could not sweep idempotency keys',
+  }),
+  spec({
+    name: 'event-retention',
+    role: 'worker',
+    provider: EventRetentionService,
+    pass: (retention) => () => retention.sweepOnce(),
+    intervalMs: (_, retention) => retention.intervalMs,
+    firstDelayMs: () => 30_000,
+    errorMessage: 'event retention failed',
+  }),
+  spec({
+    name: 'import-rows-sweep',
+    role: 'worker',
+    provider: ImportsService,
+    pass: (imports) => () => imports.sweepStagedRows(),
+    intervalMs: () => 60_000,
+    firstDelayMs: () => 5_000,
+    errorMessage: 'staged import rows not swept',
   }),
   spec({
     name: 'import-recovery',

@@ -10,6 +10,7 @@ import { LighterOutbox1795327746302 } from './1795327746302-LighterOutbox.js';
 import { ContactCap1795400200000 } from './1795400200000-ContactCap.js';
 import { ImapSkippedOversize1795400500000 } from './1795400500000-ImapSkippedOversize.js';
 import { SendOutcomes1799000300000 } from './1799000300000-SendOutcomes.js';
+import { RetentionIndexes1799100000000 } from './1799100000000-RetentionIndexes.js';
 
 export const MIGRATIONS: Array<new () => object> = [
   Init1795318086464,
@@ -20,4 +21,5 @@ export const MIGRATIONS: Array<new () => object> = [
   ContactCap1795400200000,
   ImapSkippedOversize1795400500000,
   SendOutcomes1799000300000,
+  RetentionIndexes1799100000000,
 ];

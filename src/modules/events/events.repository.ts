@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { EventType } from './event-types.js';
+import { rowsOf } from '../../database/query-rows.js';
 
 export interface NewEvent {
   workspaceId: string;
@@ -44,5 +45,24 @@ export class EventsRepository {
     ]);
     // NOTIFY is transactional: delivered to other processes on commit, dropped on rollback.
     await manager.query(`SELECT pg_notify('${OUTBOX_CHANNEL}', '')`);
+  }
+
+  /**
+   * Deletes up to `batch` dispatched events older than `days` that no delivery still waits for; how
+   * many. (Deliveries of an event are deleted first, by age, in the webhooks module.)
+   */
+  async deleteExpiredAcrossWorkspaces(days: number, batch: number, manager: EntityManager): Promise<number> {
+    const deleted = rowsOf(
+      await manager.query(
+        `DELETE FROM events WHERE id IN (
+           SELECT e.id FROM events e
+           WHERE e.dispatched_at IS NOT NULL AND e.created_at < now() - make_interval(days => $1)
+             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status = 'pending')
+           LIMIT $2)
+         RETURNING 1`,
+        [days, batch],
+      ),
+    );
+    return deleted.length;
   }
 }

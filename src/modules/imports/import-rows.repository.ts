@@ -14,6 +14,7 @@ import { ROOM_SQL } from '../contacts/contact-cap.js';
 import type { ImportRowError } from './entities/import-batch.entity.js';
 import { MAX_CUSTOM_FIELDS } from './import-rows.js';
 import type { ImportView } from './import.view.js';
+import { rowsOf } from '../../database/query-rows.js';
 
 /** The batch columns a run works with: the view's counters, plus its workspace. */
 export type BatchRow = Pick<
@@ -247,7 +248,10 @@ export class ImportRowsRepository {
     );
   }
 
-  /** Fails a batch that is still queued or processing (`started` also stamps started_at) and drops its staged rows. */
+  /**
+   * Fails a batch that is still queued or processing (`started` also stamps started_at). Its staged
+   * rows are deleted by the staged-rows sweep, in batches.
+   */
   async failAcrossWorkspaces(
     importId: number,
     reason: string,
@@ -260,7 +264,6 @@ export class ImportRowsRepository {
        WHERE id = $1 AND status IN ('queued', 'processing')`,
       [importId, reason],
     );
-    await m.query('DELETE FROM import_rows WHERE import_id = $1', [importId]);
   }
 
   /** Marks a batch failed (no transaction needed); finished batches are left alone. */
@@ -392,5 +395,20 @@ export class ImportRowsRepository {
       n: number;
     }>;
     return { newContacts: n, room };
+  }
+
+  /** Deletes up to `batch` staged rows of imports that completed or failed; how many. */
+  async deleteStagedOfFinishedAcrossWorkspaces(batch: number): Promise<number> {
+    const deleted = rowsOf(
+      await this.db.query(
+        `DELETE FROM import_rows WHERE ctid IN (
+         SELECT r.ctid FROM imports i JOIN import_rows r ON r.import_id = i.id
+         WHERE i.status IN ('completed', 'failed')
+         LIMIT $1)
+       RETURNING 1`,
+        [batch],
+      ),
+    );
+    return deleted.length;
   }
 }

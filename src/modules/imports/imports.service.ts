@@ -112,6 +112,14 @@ export class ImportsService {
     return rows.map((r) => ({ id: r.id, workspaceId: r.workspace_id }));
   }
 
+  /**
+   * Deletes one batch of staged rows of finished imports (a failed import leaves its rows; a completed
+   * one deletes them chunk by chunk). True when the batch was full.
+   */
+  async sweepStagedRows(batch = 5000): Promise<boolean> {
+    return (await this.rows.deleteStagedOfFinishedAcrossWorkspaces(batch)) >= batch;
+  }
+
   /** Marks a batch failed (a job that ran out of attempts); finished batches are left alone. */
   async markFailed(id: number, reason: string): Promise<void> {
     await this.rows.markFailedAcrossWorkspaces(id, reason);

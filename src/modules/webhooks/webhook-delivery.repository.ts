@@ -8,6 +8,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { pgPool, type PgClient } from '../../database/pg-pool.js';
+import { rowsOf } from '../../database/query-rows.js';
 
 export interface ClaimedRow {
   id: number;
@@ -219,5 +220,20 @@ export class WebhookDeliveryRepository {
       throw err;
     }
     return client;
+  }
+
+  /** Deletes up to `batch` finished (succeeded or failed) deliveries older than `days`; how many. */
+  async deleteFinishedAcrossWorkspaces(days: number, batch: number): Promise<number> {
+    const deleted = rowsOf(
+      await this.db.query(
+        `DELETE FROM webhook_deliveries WHERE id IN (
+         SELECT id FROM webhook_deliveries
+         WHERE status <> 'pending' AND created_at < now() - make_interval(days => $1)
+         LIMIT $2)
+       RETURNING 1`,
+        [days, batch],
+      ),
+    );
+    return deleted.length;
   }
 }

@@ -3,6 +3,8 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { workerProviders } from '../../common/queue/worker-providers.js';
 import { WebhookDelivery } from './entities/webhook-delivery.entity.js';
 import { WebhookEndpoint } from './entities/webhook-endpoint.entity.js';
+import { EventsModule } from '../events/events.module.js';
+import { EventRetentionService } from './event-retention.service.js';
 import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
 import { WebhookDeliveryWorker } from './webhook-delivery.worker.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
@@ -15,13 +17,14 @@ import { WebhooksService } from './webhooks.service.js';
  *. State lives in Postgres; every worker process runs both loops concurrently.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([WebhookEndpoint, WebhookDelivery])],
+  imports: [TypeOrmModule.forFeature([WebhookEndpoint, WebhookDelivery]), EventsModule],
   controllers: [WebhooksController],
   providers: [
     WebhooksService,
     WebhookEndpointsRepository,
     WebhookDeliveriesRepository,
     WebhookDeliveryRepository,
+    EventRetentionService,
     ...workerProviders(WebhookDeliveryWorker, WebhookDispatcher),
   ],
   exports: [WebhooksService],

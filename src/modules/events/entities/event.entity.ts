@@ -7,6 +7,7 @@ import { CreatedAt, Timestamp } from '../../../database/columns.js';
  */
 @Entity('events')
 @Index('idx_events_undispatched', ['createdAt'], { where: 'dispatched_at IS NULL' })
+@Index('idx_events_dispatched', ['createdAt'], { where: 'dispatched_at IS NOT NULL' })
 export class EventRecord {
   @PrimaryColumn({ type: 'uuid' }) id: string;
   // No index of its own: no query reads events by workspace, and every outbox write and dispatch

@@ -5,6 +5,8 @@ import { CreatedAt, Timestamp } from '../../../database/columns.js';
 @Index(['endpointId', 'eventId'], { unique: true })
 @Index(['endpointId', 'createdAt', 'id'])
 @Index('idx_webhook_deliveries_due', ['nextAttemptAt'], { where: "status = 'pending'" })
+@Index('idx_webhook_deliveries_finished', ['createdAt'], { where: "status <> 'pending'" })
+@Index('idx_webhook_deliveries_pending_event', ['eventId'], { where: "status = 'pending'" })
 export class WebhookDelivery {
   @PrimaryGeneratedColumn('identity', { generatedIdentity: 'ALWAYS' }) id: number;
   @Column({ type: 'uuid' }) workspaceId: string;
