@@ -140,6 +140,10 @@ describe('retention sweeps', () => {
         (await q<{ n: number }>('SELECT count(*)::int AS n FROM import_rows WHERE import_id = $1', [id]))[0]
           .n,
       );
+    // Other test files leave finished imports with staged rows: clear those first (the sweep spans workspaces).
+    while (await imports.sweepStagedRows()) {
+      /* until short */
+    }
     const failed = await batch('failed');
     const completed = await batch('completed');
     const running = await batch('processing');
@@ -158,6 +162,11 @@ describe('retention sweeps', () => {
     const { IdempotencySweeper } = await import('../src/common/idempotency/idempotency-sweeper.js');
     const { IdempotencyRepository } = await import('../src/common/idempotency/idempotency.repository.js');
     const tenant = `ws:${t.workspaceId}`;
+    const repo = app.get(IdempotencyRepository);
+    // Other test files leave expired records: clear those first (the sweep spans tenants).
+    while ((await repo.deleteExpiredAcrossWorkspaces(5000)) > 0) {
+      /* until none */
+    }
     await q(
       `INSERT INTO idempotency_keys (tenant, key, fingerprint, state, expires_at)
        SELECT $1, 'expired-' || n, 'x', 'completed', now() - interval '1 minute' FROM generate_series(1, 7) n`,
@@ -168,7 +177,6 @@ describe('retention sweeps', () => {
        VALUES ($1, 'live', 'x', 'completed', now() + interval '1 hour')`,
       [tenant],
     );
-    const repo = app.get(IdempotencyRepository);
     expect(await repo.deleteExpiredAcrossWorkspaces(3)).toBe(3);
     while (await app.get(IdempotencySweeper).sweepOnce()) {
       /* until short */
