@@ -4,6 +4,7 @@ import { appConfig } from '../config/app-config.js';
 import { ENTITIES } from './entities.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { SnakeNamingStrategy } from './naming.strategy.js';
+import './int8.js';
 
 export function dataSourceOptions(url = appConfig().databaseUrl): DataSourceOptions {
   return {

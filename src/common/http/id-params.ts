@@ -2,7 +2,10 @@
 import { Injectable, type PipeTransform } from '@nestjs/common';
 import { ApiError } from './api-error.js';
 
-const INT_RE = /^[1-9]\d{0,9}$/;
+const INT_RE = /^[1-9]\d{0,15}$/;
+
+/** Ids are 64-bit in the database and JSON integers in the API: 1..2^53-1. */
+export const MAX_ID = Number.MAX_SAFE_INTEGER;
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 @Injectable()
@@ -10,7 +13,7 @@ export class IntIdPipe implements PipeTransform<string, number> {
   transform(value: string): number {
     if (typeof value !== 'string' || !INT_RE.test(value)) throw ApiError.notFound();
     const n = Number(value);
-    if (n > 2_147_483_647) throw ApiError.notFound();
+    if (n > MAX_ID) throw ApiError.notFound();
     return n;
   }
 }

@@ -142,8 +142,10 @@ export class ImapPoller {
       await client.connect();
       const mailbox = await client.mailboxOpen('INBOX', { readOnly: true });
       const validity = String(mailbox.uidValidity);
-      const last = inbox.imapUidValidity === validity ? (inbox.imapLastUid ?? 0) : 0;
-      if (inbox.imapUidValidity !== validity) {
+      // bigint column: read as a number (src/database/int8.ts), compared as text.
+      const sameGeneration = inbox.imapUidValidity != null && String(inbox.imapUidValidity) === validity;
+      const last = sameGeneration ? (inbox.imapLastUid ?? 0) : 0;
+      if (!sameGeneration) {
         // A new mailbox generation: UIDs restart, so does the checkpoint.
         await this.inbound.resetCheckpointAcrossWorkspaces(inbox.id, validity);
       }

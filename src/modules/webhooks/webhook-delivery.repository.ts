@@ -46,7 +46,7 @@ RETURNING d.id, d.attempts, d.event_id, d.event, d.workspace_id, d.endpoint_id, 
 
 const SUCCESS_SQL = `
 WITH v AS (
-  SELECT * FROM unnest($1::int[], $2::int[], $3::int[], $4::timestamptz[], $5::text[])
+  SELECT * FROM unnest($1::bigint[], $2::int[], $3::int[], $4::timestamptz[], $5::text[])
     AS v(id, code, ms, at, excerpt)
 ), upd AS (
   UPDATE webhook_deliveries d

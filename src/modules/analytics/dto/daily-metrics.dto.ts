@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { MAX_ID } from '../../../common/http/id-params.js';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { Check } from '../../../common/http/check.js';
@@ -36,7 +37,7 @@ export class DailyMetricsQueryDto extends PageQueryDto {
   @Type(() => Number)
   @IsInt({ message: 'campaign_id must be a positive integer' })
   @Min(1, { message: 'campaign_id must be a positive integer' })
-  @Max(2_147_483_647, { message: 'campaign_id must be a positive integer' })
+  @Max(MAX_ID, { message: 'campaign_id must be a positive integer' })
   campaign_id?: number;
 }
 

@@ -6,10 +6,10 @@ import { CreatedAt } from '../../../database/columns.js';
 @Index(['workspaceId', 'date', 'campaignId'], { unique: true })
 @Index(['workspaceId', 'createdAt', 'id'])
 export class DailyMetric {
-  @PrimaryGeneratedColumn('identity', { generatedIdentity: 'ALWAYS' }) id: number;
+  @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: number;
   @Column({ type: 'uuid' }) workspaceId: string;
   @Column({ type: 'date' }) date: string;
-  @Column({ type: 'integer' }) campaignId: number;
+  @Column({ type: 'bigint' }) campaignId: number;
   @Column({ type: 'integer', default: 0 }) sent: number;
   @Column({ type: 'integer', default: 0 }) replied: number;
   @Column({ type: 'integer', default: 0 }) autoReplied: number;

@@ -4,7 +4,7 @@ import type { KeyTier } from '../../../common/auth/token.js';
 
 @Entity('api_keys')
 export class ApiKey {
-  @PrimaryGeneratedColumn('identity', { generatedIdentity: 'ALWAYS' }) id: number;
+  @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: number;
   @Column({ type: 'text' }) tier: KeyTier;
   @Column({ type: 'text' }) name: string;
   @Column({ type: 'text' }) prefix: string;
@@ -19,6 +19,6 @@ export class ApiKey {
   @Timestamp() revokedAt: Date | null;
   @Timestamp() lastUsedAt: Date | null;
   /** The provisioning key that minted this one, for audit only: revoking that key never touches this. */
-  @Column({ type: 'integer', nullable: true }) createdByKeyId: number | null;
+  @Column({ type: 'bigint', nullable: true }) createdByKeyId: number | null;
   @CreatedAt() createdAt: Date;
 }

@@ -1,4 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
+import { MAX_ID } from '../../../common/http/id-params.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -60,7 +61,7 @@ const Field = {
       NullableOr(),
       IsInt(),
       Min(1),
-      Max(2_147_483_647),
+      Max(MAX_ID),
     ),
   inboxIds: (): PropertyDecorator =>
     applyDecorators(

@@ -16,10 +16,10 @@ export interface CampaignSchedule {
 @Entity('campaigns')
 @Index(['workspaceId', 'createdAt', 'id'])
 export class Campaign {
-  @PrimaryGeneratedColumn('identity', { generatedIdentity: 'ALWAYS' }) id: number;
+  @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: number;
   @Column({ type: 'uuid' }) workspaceId: string;
   @Column({ type: 'text' }) name: string;
-  @Column({ type: 'integer', nullable: true }) sequenceId: number | null;
+  @Column({ type: 'bigint', nullable: true }) sequenceId: number | null;
   @Column({ type: 'text', default: 'draft' }) status: CampaignStatus;
   @Column({ type: 'uuid', array: true, default: () => "'{}'" }) inboxIds: string[];
   @Column({ type: 'jsonb', nullable: true }) schedule: CampaignSchedule | null;

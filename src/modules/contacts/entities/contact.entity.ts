@@ -15,8 +15,13 @@ export type ContactSource = 'api' | 'import' | 'cli';
 @Entity('contacts')
 @Index(['workspaceId', 'email'], { unique: true })
 @Index(['workspaceId', 'createdAt', 'id'])
+@Index('idx_contacts_stage', ['workspaceId', 'stage', 'createdAt', 'id'])
+@Index('idx_contacts_suppressed', ['workspaceId', 'createdAt', 'id'], {
+  where: 'suppression_reason IS NOT NULL',
+})
+@Index('idx_contacts_updated', ['workspaceId', 'updatedAt'])
 export class Contact {
-  @PrimaryGeneratedColumn('identity', { generatedIdentity: 'ALWAYS' }) id: number;
+  @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: number;
   @Column({ type: 'uuid' }) workspaceId: string;
   /** Trimmed and lower-cased; the identity of the contact inside its workspace. */
   @Column({ type: 'text' }) email: string;

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { MAX_ID } from '../../../common/http/id-params.js';
 import { Transform } from 'class-transformer';
 import { ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 import { PageQueryDto } from '../../../common/http/pagination.js';
@@ -6,13 +7,11 @@ import { NoNulCharacters, QueryIdFilter } from '../../sequences/dto/text-rules.j
 import { ENROLLMENT_STATUSES, STOP_REASONS, type EnrollmentStatus } from '../enrollment-state.js';
 import type { EnrollmentView } from '../enrollment.view.js';
 
-const MAX_INT = 2_147_483_647;
-
 export class CreateEnrollmentDto {
   @ApiProperty({ minimum: 1, description: 'A sendable contact of this workspace' })
   @IsInt()
   @Min(1)
-  @Max(MAX_INT)
+  @Max(MAX_ID)
   contact_id: number;
 }
 

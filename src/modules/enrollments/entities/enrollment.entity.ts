@@ -5,12 +5,14 @@ import type { EnrollmentStatus, StopReason } from '../enrollment-state.js';
 @Entity('enrollments')
 @Index(['campaignId', 'contactId'], { unique: true })
 @Index(['workspaceId', 'createdAt', 'id'])
+@Index('idx_enrollments_campaign', ['workspaceId', 'campaignId', 'createdAt', 'id'])
+@Index('idx_enrollments_status', ['workspaceId', 'status', 'createdAt', 'id'])
 @Index('idx_enrollments_due', ['nextStepAt', 'id'], { where: "status = 'active'" })
 export class Enrollment {
-  @PrimaryGeneratedColumn('identity', { generatedIdentity: 'ALWAYS' }) id: number;
+  @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: number;
   @Column({ type: 'uuid' }) workspaceId: string;
-  @Column({ type: 'integer' }) campaignId: number;
-  @Index() @Column({ type: 'integer' }) contactId: number;
+  @Column({ type: 'bigint' }) campaignId: number;
+  @Index() @Column({ type: 'bigint' }) contactId: number;
   @Column({ type: 'text', default: 'active' }) status: EnrollmentStatus;
   /** Steps already sent. */
   @Column({ type: 'integer', default: 0 }) currentStep: number;

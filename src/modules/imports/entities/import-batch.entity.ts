@@ -12,7 +12,7 @@ export interface ImportRowError {
 @Entity('imports')
 @Index(['workspaceId', 'createdAt', 'id'])
 export class ImportBatch {
-  @PrimaryGeneratedColumn('identity', { generatedIdentity: 'ALWAYS' }) id: number;
+  @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: number;
   @Column({ type: 'uuid' }) workspaceId: string;
   @Column({ type: 'text', default: 'queued' }) status: ImportStatus;
   @Column({ type: 'text', default: 'api' }) source: 'api' | 'cli';

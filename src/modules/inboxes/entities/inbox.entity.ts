@@ -28,7 +28,7 @@ export class Inbox {
   @Column({ type: 'text' }) smtpSealed: string;
   /** Sealed JSON {host, port, secure, user, password}, or null when the inbox is not polled. */
   @Column({ type: 'text', nullable: true }) imapSealed: string | null;
-  @Column({ type: 'bigint', nullable: true }) imapUidValidity: string | null;
+  @Column({ type: 'bigint', nullable: true }) imapUidValidity: number | string | null;
   @Column({ type: 'integer', nullable: true }) imapLastUid: number | null;
   /** Mails IMAP polling skipped unread for being over the size limit (counted once each). */
   @Column({ type: 'integer', default: 0 }) imapSkippedOversize: number;

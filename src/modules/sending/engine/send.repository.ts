@@ -48,14 +48,14 @@ const LOAD_DUE_SQL = `
   JOIN campaigns c ON c.workspace_id = e.workspace_id AND c.id = e.campaign_id
   JOIN sequences s ON s.id = c.sequence_id AND s.workspace_id = c.workspace_id
   JOIN workspaces w ON w.id = c.workspace_id
-  WHERE e.id = ANY($1::int[]) AND e.status = 'active' AND e.next_step_at = $2
+  WHERE e.id = ANY($1::bigint[]) AND e.status = 'active' AND e.next_step_at = $2
   ORDER BY e.id
   FOR UPDATE OF e`;
 
 /** Threads (first steps), `sending` messages and the enrollments' inbox choice in one statement. */
 const INSERT_DRAFTS_SQL = `
   WITH input AS (
-    SELECT * FROM unnest($1::int[], $2::uuid[], $3::uuid[], $4::int[], $5::int[], $6::text[], $7::int[],
+    SELECT * FROM unnest($1::bigint[], $2::uuid[], $3::uuid[], $4::bigint[], $5::bigint[], $6::text[], $7::bigint[],
       $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::int[])
       AS x(enrollment_id, workspace_id, inbox_id, contact_id, campaign_id, subject, thread_id,
         from_address, to_address, body, message_id, in_reply_to, step_position)
@@ -108,7 +108,7 @@ export class SendRepository {
   /** Gives claimed enrollments back (due at once) while the claim's token is still theirs. */
   async releaseClaimsAcrossWorkspaces(ids: number[], lease: Date): Promise<void> {
     await this.ds.query(
-      `UPDATE enrollments SET next_step_at = now() WHERE id = ANY($1::int[]) AND next_step_at = $2 AND status = 'active'`,
+      `UPDATE enrollments SET next_step_at = now() WHERE id = ANY($1::bigint[]) AND next_step_at = $2 AND status = 'active'`,
       [ids, lease],
     );
   }
@@ -122,7 +122,7 @@ export class SendRepository {
       this.ds.manager,
       `UPDATE messages m SET smtp_started_at = now()
        FROM enrollments e
-       WHERE m.id = ANY($1::int[]) AND m.status = 'sending' AND m.smtp_started_at IS NULL
+       WHERE m.id = ANY($1::bigint[]) AND m.status = 'sending' AND m.smtp_started_at IS NULL
          AND e.id = m.enrollment_id AND e.next_step_at = $2
        RETURNING m.id`,
       [ids, lease],
@@ -274,7 +274,7 @@ export class SendRepository {
   ): Promise<Array<{ id: number; created_at: Date }>> {
     return rows<{ id: number; created_at: Date }>(
       m,
-      `UPDATE messages SET status = 'sent', sent_at = $2 WHERE id = ANY($1::int[]) AND status = 'sending'
+      `UPDATE messages SET status = 'sent', sent_at = $2 WHERE id = ANY($1::bigint[]) AND status = 'sending'
        RETURNING id, created_at`,
       [messageRowIds, at],
     );
@@ -284,7 +284,7 @@ export class SendRepository {
   async countThreadMessagesAcrossWorkspaces(threadIds: number[], at: Date, m: EntityManager): Promise<void> {
     await m.query(
       `UPDATE threads t SET message_count = t.message_count + x.n, last_message_at = $2
-       FROM (SELECT id, count(*)::int AS n FROM unnest($1::int[]) AS id GROUP BY id) x
+       FROM (SELECT id, count(*)::int AS n FROM unnest($1::bigint[]) AS id GROUP BY id) x
        WHERE t.id = x.id`,
       [threadIds, at],
     );
@@ -297,7 +297,7 @@ export class SendRepository {
   ): Promise<void> {
     await m.query(
       `UPDATE contacts c SET stage = 'contacted', updated_at = now()
-       FROM unnest($1::uuid[], $2::int[]) AS x(workspace_id, id)
+       FROM unnest($1::uuid[], $2::bigint[]) AS x(workspace_id, id)
        WHERE c.workspace_id = x.workspace_id AND c.id = x.id AND c.stage = 'new'`,
       [contacts.map((c) => c.workspaceId), contacts.map((c) => c.id)],
     );
@@ -319,7 +319,7 @@ export class SendRepository {
   ): Promise<Map<number, SequenceStep[]>> {
     const found = await rows<{ id: number; steps: SequenceStep[] }>(
       m,
-      `SELECT c.id, s.steps FROM campaigns c JOIN sequences s ON s.id = c.sequence_id WHERE c.id = ANY($1::int[])`,
+      `SELECT c.id, s.steps FROM campaigns c JOIN sequences s ON s.id = c.sequence_id WHERE c.id = ANY($1::bigint[])`,
       [campaignIds],
     );
     const steps = new Map(found.map((r) => [Number(r.id), byPosition(r.steps)]));
@@ -334,7 +334,7 @@ export class SendRepository {
   ): Promise<void> {
     await m.query(
       `UPDATE enrollments e SET current_step = x.step, next_step_at = x.due, updated_at = now()
-       FROM unnest($1::int[], $2::int[], $3::timestamptz[]) AS x(id, step, due)
+       FROM unnest($1::bigint[], $2::int[], $3::timestamptz[]) AS x(id, step, due)
        WHERE e.id = x.id`,
       [moving.map((x) => x.id), moving.map((x) => x.step), moving.map((x) => x.due)],
     );
@@ -349,7 +349,7 @@ export class SendRepository {
       m,
       `UPDATE enrollments e SET status = 'completed', current_step = x.step, completed_at = now(),
          next_step_at = NULL, updated_at = now()
-       FROM unnest($1::int[], $2::int[]) AS x(id, step)
+       FROM unnest($1::bigint[], $2::int[]) AS x(id, step)
        WHERE e.id = x.id AND e.status = 'active' RETURNING e.id`,
       [completing.map((x) => x.id), completing.map((x) => x.step)],
     );

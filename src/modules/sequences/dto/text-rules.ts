@@ -3,6 +3,7 @@
  * database; lone UTF-16 surrogates, which jsonb refuses, become U+FFFD as they would in a text column.
  */
 import { Transform } from 'class-transformer';
+import { MAX_ID } from '../../../common/http/id-params.js';
 import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsOptional, Max, Min, ValidateBy, ValidateIf, type ValidationOptions } from 'class-validator';
@@ -33,7 +34,7 @@ export const IsOptionalNotNull = (): PropertyDecorator => ValidateIf((_, value) 
  */
 export const ToQueryId = (): PropertyDecorator =>
   Transform(({ value }: { value: unknown }) =>
-    typeof value === 'string' && /^\d{1,12}$/.test(value) ? Number(value) : Number.NaN,
+    typeof value === 'string' && /^\d{1,16}$/.test(value) ? Number(value) : Number.NaN,
   );
 
 /** An optional positive integer id filter in a query string (`?campaign_id=12`); bad values → 422 naming it. */
@@ -45,6 +46,6 @@ export const QueryIdFilter = (name: string): PropertyDecorator => {
     ToQueryId(),
     IsInt({ message }),
     Min(1, { message }),
-    Max(2_147_483_647, { message }),
+    Max(MAX_ID, { message }),
   );
 };

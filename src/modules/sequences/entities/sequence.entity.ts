@@ -13,7 +13,7 @@ export interface SequenceStep {
 @Entity('sequences')
 @Index(['workspaceId', 'createdAt', 'id'])
 export class Sequence {
-  @PrimaryGeneratedColumn('identity', { generatedIdentity: 'ALWAYS' }) id: number;
+  @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: number;
   @Column({ type: 'uuid' }) workspaceId: string;
   @Column({ type: 'text' }) name: string;
   @Column({ type: 'text', default: 'draft' }) status: SequenceStatus;

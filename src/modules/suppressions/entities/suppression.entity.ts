@@ -9,8 +9,9 @@ export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number];
 @Index(['workspaceId', 'email'], { unique: true, where: 'email IS NOT NULL' })
 @Index(['workspaceId', 'domain'], { unique: true, where: 'domain IS NOT NULL' })
 @Index(['workspaceId', 'createdAt', 'id'])
+@Index('idx_suppressions_reason', ['workspaceId', 'reason', 'createdAt', 'id'])
 export class Suppression {
-  @PrimaryGeneratedColumn('identity', { generatedIdentity: 'ALWAYS' }) id: number;
+  @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: number;
   @Column({ type: 'uuid' }) workspaceId: string;
   @Column({ type: 'text', nullable: true }) email: string | null;
   @Column({ type: 'text', nullable: true }) domain: string | null;

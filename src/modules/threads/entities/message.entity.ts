@@ -14,10 +14,10 @@ export type MessageStatus = 'sending' | 'sent' | 'failed' | 'received';
 @Index(['threadId', 'createdAt', 'id'])
 @Index(['enrollmentId', 'stepPosition'], { unique: true, where: "direction = 'outbound'" })
 export class Message {
-  @PrimaryGeneratedColumn('identity', { generatedIdentity: 'ALWAYS' }) id: number;
+  @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: number;
   @Column({ type: 'uuid' }) workspaceId: string;
-  @Column({ type: 'integer' }) threadId: number;
-  @Column({ type: 'integer', nullable: true }) enrollmentId: number | null;
+  @Column({ type: 'bigint' }) threadId: number;
+  @Column({ type: 'bigint', nullable: true }) enrollmentId: number | null;
   @Column({ type: 'text' }) direction: MessageDirection;
   @Column({ type: 'text' }) kind: MessageKind;
   @Column({ type: 'text' }) fromAddress: string;

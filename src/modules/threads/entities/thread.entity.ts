@@ -3,13 +3,15 @@ import { CreatedAt, Timestamp } from '../../../database/columns.js';
 
 @Entity('threads')
 @Index(['workspaceId', 'createdAt', 'id'])
+@Index('idx_threads_campaign', ['workspaceId', 'campaignId', 'createdAt', 'id'])
+@Index('idx_threads_inbox', ['workspaceId', 'inboxId', 'createdAt', 'id'])
 export class Thread {
-  @PrimaryGeneratedColumn('identity', { generatedIdentity: 'ALWAYS' }) id: number;
+  @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: number;
   @Column({ type: 'uuid' }) workspaceId: string;
   @Column({ type: 'uuid' }) inboxId: string;
-  @Index() @Column({ type: 'integer' }) contactId: number;
-  @Index() @Column({ type: 'integer', nullable: true }) enrollmentId: number | null;
-  @Column({ type: 'integer', nullable: true }) campaignId: number | null;
+  @Index() @Column({ type: 'bigint' }) contactId: number;
+  @Index() @Column({ type: 'bigint', nullable: true }) enrollmentId: number | null;
+  @Column({ type: 'bigint', nullable: true }) campaignId: number | null;
   @Column({ type: 'text' }) subject: string;
   @Column({ type: 'integer', default: 0 }) messageCount: number;
   @Timestamp() lastMessageAt: Date | null;

@@ -8,9 +8,9 @@ import { CreatedAt, Timestamp } from '../../../database/columns.js';
 @Index('idx_webhook_deliveries_finished', ['createdAt'], { where: "status <> 'pending'" })
 @Index('idx_webhook_deliveries_pending_event', ['eventId'], { where: "status = 'pending'" })
 export class WebhookDelivery {
-  @PrimaryGeneratedColumn('identity', { generatedIdentity: 'ALWAYS' }) id: number;
+  @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: number;
   @Column({ type: 'uuid' }) workspaceId: string;
-  @Column({ type: 'integer' }) endpointId: number;
+  @Column({ type: 'bigint' }) endpointId: number;
   @Column({ type: 'uuid' }) eventId: string;
   @Column({ type: 'text' }) event: string;
   @Column({ type: 'text', default: 'pending' }) status: 'pending' | 'succeeded' | 'failed';

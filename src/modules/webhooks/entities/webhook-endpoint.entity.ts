@@ -4,7 +4,7 @@ import { CreatedAt, UpdatedAt } from '../../../database/columns.js';
 @Entity('webhook_endpoints')
 @Index(['workspaceId', 'createdAt', 'id'])
 export class WebhookEndpoint {
-  @PrimaryGeneratedColumn('identity', { generatedIdentity: 'ALWAYS' }) id: number;
+  @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: number;
   @Column({ type: 'uuid' }) workspaceId: string;
   @Column({ type: 'text' }) url: string;
   /** Event families: message, email, contact, enrollment. */
