@@ -12,7 +12,8 @@
  *    as a child process printing one JSON object on stdout.
  *
  *   npm run bench                 # all
- *   node bench/run.mjs me         # only the GET /me benchmark (also: webhooks, imports, sending)
+ *   node bench/run.mjs me         # only the GET /me benchmark (also: webhooks, imports, sending, contacts)
+ *   npm run bench -- scale        # the scale benchmark (bench/scale.mjs), only when named
  *
  * BENCH_SERVICE_PATH benchmarks another service path (e.g. /health/live: the framework's floor).
  * BENCH_SERVICE_NODE_ARGS passes node flags to the service (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
@@ -34,6 +35,8 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const STARTS = Number(process.env.BENCH_STARTS ?? 3);
 const OTHERS = ['webhooks', 'imports', 'sending', 'contacts'];
+// `scale` (bench/scale.mjs, about 15 minutes) runs only when named: npm run bench -- scale
+const ON_REQUEST = ['scale'];
 const selected = process.argv.slice(2).length ? process.argv.slice(2) : ['me', ...OTHERS];
 
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -188,7 +191,10 @@ async function runOther(name) {
     let out = '';
     proc.stdout.on('data', (d) => (out += d.toString()));
     proc.on('exit', (code) => {
-      const last = out.trim().split('\n').filter(Boolean).pop() ?? '';
+      const lines = out.trim().split('\n').filter(Boolean);
+      const last = lines.pop() ?? '';
+      // The script's own table of figures, then its JSON line below.
+      if (lines.length) console.log(lines.join('\n'));
       try {
         resolve({ benchmark: name, exit_code: code, ...JSON.parse(last) });
       } catch {
@@ -240,7 +246,7 @@ if (selected.includes('me')) {
     results.push({ benchmark: 'GET /api/v1/me', error: String(err) });
   }
 }
-for (const name of OTHERS.filter((n) => selected.includes(n))) {
+for (const name of [...OTHERS, ...ON_REQUEST].filter((n) => selected.includes(n))) {
   const r = await runOther(name);
   if (r.exit_code) failed = true;
   console.log(`${name}: ${JSON.stringify(r)}`);
