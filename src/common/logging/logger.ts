@@ -30,6 +30,7 @@ const destination: DestinationStream | undefined =
     ? pinoPretty({
         colorize: process.stdout.isTTY === true,
         sync: true,
+        singleLine: true,
         translateTime: 'SYS:HH:MM:ss.l',
         ignore: 'pid,hostname,service',
       })
