@@ -15,6 +15,8 @@ import { bindIdempotency } from './common/idempotency/idempotency.interceptor.js
 import { requestIdMiddleware, type ServiceRequest } from './common/http/request-context.js';
 import { registerRoutes, routesOfExpressApp } from './common/http/route-table.js';
 import { accessLogger, PinoNestLogger } from './common/logging/logger.js';
+import { Draining } from './common/lifecycle/draining.js';
+import { observeRequest } from './common/metrics/http-metrics.js';
 import { appConfig } from './config/app-config.js';
 import { setupOpenApi } from './openapi.js';
 
@@ -31,10 +33,13 @@ export function loggedPath(path: string): string {
   return path.startsWith('/u/') ? '/u/:token' : path;
 }
 
-function logOnFinish(req: Request, res: Response): void {
+/** One listener per request: the metrics observation, and the access log line unless ACCESS_LOG=false. */
+function onFinish(req: Request, res: Response, accessLog: boolean): void {
   res.on('finish', () => {
     const sr = req as ServiceRequest;
     const ms = Number(process.hrtime.bigint() - sr.startedAt) / 1e6;
+    observeRequest(req, res, ms / 1000);
+    if (!accessLog) return;
     accessLogger.info(
       {
         requestId: sr.id,
@@ -73,14 +78,27 @@ export async function createHttpApp(): Promise<NestExpressApplication> {
   return app;
 }
 
+/** The application's drain flag (an app assembled without LifecycleModule, in a test, never drains). */
+function drainingOf(app: NestExpressApplication): Draining {
+  try {
+    return app.get(Draining, { strict: false });
+  } catch {
+    return new Draining();
+  }
+}
+
 export function configureHttpApp(app: NestExpressApplication): void {
   const config = appConfig();
   app.set('trust proxy', config.trustProxy.length ? config.trustProxy : false);
   app.disable('x-powered-by');
   app.set('etag', false);
   const accessLog = process.env.ACCESS_LOG !== 'false';
+  const draining = drainingOf(app);
   app.use((req: Request, res: Response, next: NextFunction) => {
-    if (accessLog) logOnFinish(req, res);
+    onFinish(req, res, accessLog);
+    // While shutting down, each answer closes its connection, so keep-alive clients reconnect to
+    // another instance and the server's close() is not held up by idle sockets.
+    if (draining.active) res.setHeader('Connection', 'close');
     requestIdMiddleware(req, res, next);
   });
   app.use(helmet({ contentSecurityPolicy: false }));
@@ -93,6 +111,7 @@ export function configureHttpApp(app: NestExpressApplication): void {
     exclude: [
       { path: 'health/live', method: RequestMethod.GET },
       { path: 'health/ready', method: RequestMethod.GET },
+      { path: 'metrics', method: RequestMethod.GET },
       { path: 'u/:token', method: RequestMethod.ALL },
     ],
   });

@@ -7,6 +7,8 @@ import { EnvelopeExceptionFilter } from './common/http/exception.filter.js';
 import { ServiceValidationPipe } from './common/http/validation.js';
 import { IdempotencyInterceptor } from './common/idempotency/idempotency.interceptor.js';
 import { QueueModule } from './common/queue/queue.module.js';
+import { LifecycleModule } from './common/lifecycle/draining.js';
+import { MetricsModule } from './modules/metrics/metrics.module.js';
 import { RateLimitService } from './common/rate-limit/rate-limit.service.js';
 import { RedisModule } from './common/redis/redis.module.js';
 import { nestDataSourceOptions } from './database/data-source.js';
@@ -54,6 +56,7 @@ export const DOMAIN_MODULES: Array<Type<unknown> | DynamicModule> = [
   SendingModule,
   UnsubscribeModule,
   InboundModule,
+  MetricsModule,
   WorkerModule,
 ];
 
@@ -62,6 +65,7 @@ export const CORE_MODULES: Array<Type<unknown> | DynamicModule> = [
   TypeOrmModule.forRootAsync({ useFactory: () => nestDataSourceOptions() }),
   RedisModule,
   QueueModule,
+  LifecycleModule,
 ];
 
 @Module({

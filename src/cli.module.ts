@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { SecretsCliModule } from './common/crypto/commands/secrets-cli.module.js';
+import { LifecycleModule } from './common/lifecycle/draining.js';
 import { DatabaseCliModule } from './database/commands/database-cli.module.js';
 import { nestDataSourceOptions } from './database/data-source.js';
 import { ApiKeysCliModule } from './modules/api-keys/commands/api-keys-cli.module.js';
@@ -17,6 +18,7 @@ import { WorkspacesCliModule } from './modules/workspaces/commands/workspaces-cl
 @Module({
   imports: [
     TypeOrmModule.forRootAsync({ useFactory: () => nestDataSourceOptions() }),
+    LifecycleModule,
     DatabaseCliModule,
     OrganizationsCliModule,
     WorkspacesCliModule,

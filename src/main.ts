@@ -3,6 +3,7 @@
  * REDIS_URL, embedded PostgreSQL and a private redis-server are started under .data/ first.
  */
 import 'reflect-metadata';
+import type { INestApplicationContext } from '@nestjs/common';
 import { prepareEmbedded } from './config/embedded.js';
 
 async function main(): Promise<void> {
@@ -30,15 +31,13 @@ async function main(): Promise<void> {
     const applied = await runMigrations();
     if (applied.length) logger.info({ applied }, 'migrations applied');
   }
-  /** The one signal handler: closes Nest (its shutdown hooks run in close()), then embedded services. */
-  const shutdown = async (app: { close(): Promise<void> }): Promise<void> => {
-    let code = 0;
-    try {
-      await app.close();
-    } catch (err) {
-      logger.error({ err: err instanceof Error ? err.message : String(err) }, 'error while shutting down');
-      code = 1;
-    }
+  const { drainThenClose } = await import('./shutdown.js');
+  /**
+   * The one signal handler (a second signal kills the process at once: the handlers are `once`).
+   * Drains and closes within SHUTDOWN_TIMEOUT_SECONDS (shutdown.ts), then stops embedded services.
+   */
+  const shutdown = async (app: INestApplicationContext, signal: NodeJS.Signals): Promise<void> => {
+    const code = await drainThenClose(app, signal, config.shutdownTimeoutSeconds * 1000);
     await embedded.stop();
     process.exit(code);
   };
@@ -48,8 +47,8 @@ async function main(): Promise<void> {
     const { PinoNestLogger } = await import('./common/logging/logger.js');
     const ctx = await NestFactory.createApplicationContext(AppModule, { logger: new PinoNestLogger() });
     logger.info('workers ready');
-    process.once('SIGTERM', () => void shutdown(ctx));
-    process.once('SIGINT', () => void shutdown(ctx));
+    process.once('SIGTERM', () => void shutdown(ctx, 'SIGTERM'));
+    process.once('SIGINT', () => void shutdown(ctx, 'SIGINT'));
     return;
   }
   const { createHttpApp } = await import('./app.factory.js');
@@ -72,8 +71,8 @@ async function main(): Promise<void> {
       );
     }
   }
-  process.once('SIGTERM', () => void shutdown(app));
-  process.once('SIGINT', () => void shutdown(app));
+  process.once('SIGTERM', () => void shutdown(app, 'SIGTERM'));
+  process.once('SIGINT', () => void shutdown(app, 'SIGINT'));
 }
 
 await main();

@@ -48,6 +48,17 @@ export interface AppConfig {
   idempotencyLeaseSeconds: number;
   /** Dispatched events and finished webhook deliveries older than this are deleted. */
   eventRetentionDays: number;
+  /** METRICS_TOKEN: when set, GET /metrics requires `Authorization: Bearer <token>` (401 otherwise). */
+  metricsToken: string;
+  /**
+   * METRICS_PORT: the worker role's own listener for GET /metrics (and /health/live), which has no
+   * HTTP server otherwise; 0 or unset = none. Processes with the API serve /metrics on PORT.
+   */
+  metricsPort: number;
+  /** METRICS_WORKSPACE_LABELS=true adds a `workspace_id` label to the per-workspace counters (opt-in). */
+  metricsWorkspaceLabels: boolean;
+  /** SHUTDOWN_TIMEOUT_SECONDS (default 25): after SIGTERM/SIGINT the process exits by then at the latest. */
+  shutdownTimeoutSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -105,6 +116,14 @@ export function parseEncryptionKeys(env: NodeJS.ProcessEnv): Buffer[] {
   return keys;
 }
 
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function logLevel(env: NodeJS.ProcessEnv): string {
+  const level = (env.LOG_LEVEL || 'info').trim().toLowerCase();
+  if (!LOG_LEVELS.includes(level)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  return level;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const port = intVar(env, 'PORT', 3000, 0, 65535);
   const role = (env.APP_ROLE ?? 'all') as AppRole;
@@ -144,10 +163,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       1,
       3600,
     ),
-    logLevel: env.LOG_LEVEL || 'info',
+    logLevel: logLevel(env),
     runMigrations: env.RUN_MIGRATIONS !== 'false',
     idempotencyLeaseSeconds: intVar(env, 'IDEMPOTENCY_LEASE_SECONDS', 60, 1, 60),
     eventRetentionDays: intVar(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
+    metricsToken: env.METRICS_TOKEN ?? '',
+    metricsPort: intVar(env, 'METRICS_PORT', 0, 0, 65535),
+    metricsWorkspaceLabels: env.METRICS_WORKSPACE_LABELS === 'true',
+    shutdownTimeoutSeconds: intVar(env, 'SHUTDOWN_TIMEOUT_SECONDS', 25, 1, 600),
   };
 }
 

@@ -7,6 +7,7 @@ import {
 } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { Loop } from '../common/worker/loop.js';
+import { Draining } from '../common/lifecycle/draining.js';
 import { workerProviders } from '../common/queue/worker-providers.js';
 import { appConfig } from '../config/app-config.js';
 import { checkWorkerRegistry } from './registry-check.js';
@@ -23,8 +24,12 @@ const ownsLoop = (service: unknown): service is LoopOwner =>
 @Injectable()
 export class WorkerRunner implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
   private readonly loops: Loop[] = [];
+  private stopped: Promise<void> | undefined;
 
-  constructor(private readonly moduleRef: ModuleRef) {}
+  constructor(
+    private readonly moduleRef: ModuleRef,
+    private readonly draining: Draining,
+  ) {}
 
   onModuleInit(): void {
     checkWorkerRegistry(LOOPS, JOBS);
@@ -51,8 +56,19 @@ export class WorkerRunner implements OnModuleInit, OnApplicationBootstrap, OnMod
     return this.loops.find((l) => l.name === name);
   }
 
+  /**
+   * Shutdown: everything winds down (Draining: claims given back, no new unit started), then every
+   * loop stops once its running pass has ended. main.ts calls it first on SIGTERM/SIGINT, before
+   * Nest closes anything the passes use; closing the application calls it too (idempotent).
+   */
+  drain(): Promise<void> {
+    this.draining.begin();
+    this.stopped ??= Promise.all(this.loops.map((l) => l.stop())).then(() => undefined);
+    return this.stopped;
+  }
+
   async onModuleDestroy(): Promise<void> {
-    await Promise.all(this.loops.map((l) => l.stop()));
+    await this.drain();
   }
 }
 

@@ -1,11 +1,45 @@
-/** Structured JSON logs with pino. Authorization, cookies and secrets are redacted, never logged. */
+/**
+ * Logs with pino: JSON lines (one object per line) when stdout is not a terminal, which is how a
+ * service runs in production (containers, systemd, a log shipper); readable coloured lines
+ * (pino-pretty, written synchronously in this thread) when stdout is a terminal. LOG_FORMAT=json or
+ * pretty overrides the choice; LOG_LEVEL sets the level (validated by app-config).
+ * Authorization, cookies and secrets are redacted, never logged.
+ */
 import type { LoggerService } from '@nestjs/common';
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
+import pinoPretty from 'pino-pretty';
 
-const LEVEL = process.env.LOG_LEVEL || 'info';
+const LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+const requested = (process.env.LOG_LEVEL || 'info').trim().toLowerCase();
+/** An unknown level falls back to info here; app-config refuses it at start-up with a clear message. */
+const LEVEL = LEVELS.has(requested) ? requested : 'info';
 const BASE = { service: 'outreach' };
 
-export const logger: Logger = pino({
+/** `pretty` when LOG_FORMAT says so, or when it is unset and stdout is a terminal. */
+export function logFormat(
+  env: NodeJS.ProcessEnv = process.env,
+  tty = process.stdout.isTTY === true,
+): 'json' | 'pretty' {
+  if (env.LOG_FORMAT === 'json' || env.LOG_FORMAT === 'pretty') return env.LOG_FORMAT;
+  return tty ? 'pretty' : 'json';
+}
+
+/** One destination for both loggers: stdout as JSON lines, or one pretty stream. */
+const destination: DestinationStream | undefined =
+  logFormat() === 'pretty'
+    ? pinoPretty({
+        colorize: process.stdout.isTTY === true,
+        sync: true,
+        singleLine: true,
+        translateTime: 'SYS:HH:MM:ss.l',
+        ignore: 'pid,hostname,service',
+      })
+    : undefined;
+
+const make = (options: pino.LoggerOptions): Logger =>
+  destination ? pino(options, destination) : pino(options);
+
+export const logger: Logger = make({
   level: LEVEL,
   base: BASE,
   redact: {
@@ -32,7 +66,7 @@ export const logger: Logger = pino({
  * status, duration, key prefix), so it skips the redaction above, which copies every logged object
  * (about 4 % of a request's allocations). Same format and output as `logger`.
  */
-export const accessLogger: Logger = pino({ level: LEVEL, base: BASE });
+export const accessLogger: Logger = make({ level: LEVEL, base: BASE });
 
 /** Nest's logger interface on top of pino. */
 export class PinoNestLogger implements LoggerService {

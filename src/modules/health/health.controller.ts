@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis';
 import { Public } from '../../common/auth/auth.decorator.js';
 import { HealthRepository } from './health.repository.js';
 import { REDIS } from '../../common/redis/redis.module.js';
+import { Draining } from '../../common/lifecycle/draining.js';
 
 /** How long one component may take to answer before it counts as down. */
 const CHECK_TIMEOUT_MS = 2000;
@@ -48,6 +49,7 @@ export class HealthController {
   constructor(
     private readonly health: HealthRepository,
     @Inject(REDIS) private readonly redis: Redis,
+    private readonly draining: Draining,
   ) {}
 
   @Get('live')
@@ -55,8 +57,19 @@ export class HealthController {
     return { status: 'ok' };
   }
 
+  /** 503 while the process shuts down, so a load balancer stops sending it requests first. */
   @Get('ready')
   async ready(@Res() res: Response): Promise<void> {
+    if (this.draining.active) {
+      const body: ReadinessBody = {
+        status: 'error',
+        info: {},
+        error: { shutdown: { status: 'down' } },
+        details: { shutdown: { status: 'down' } },
+      };
+      res.status(503).json(body);
+      return;
+    }
     const [database, redis] = await Promise.all([
       probe(() => this.health.pingAcrossWorkspaces()),
       probe(async () => {

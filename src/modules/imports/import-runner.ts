@@ -13,6 +13,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { notifyOutbox } from '../events/outbox.js';
 import type { ImportStatus } from './entities/import-batch.entity.js';
+import { countImportRows } from '../../common/metrics/metrics.js';
+import { Draining } from '../../common/lifecycle/draining.js';
 import { MAX_CUSTOM_FIELDS } from './import-rows.js';
 import { lockSuppressionsShared } from '../suppressions/suppression-store.js';
 import { isContactCapError } from '../contacts/contact-cap.js';
@@ -48,6 +50,15 @@ const toProgress = (b: BatchRow): ImportProgress => ({
   errorCount: b.error_count,
 });
 
+/** What one committed chunk did with its rows (import metrics). */
+interface ChunkCounts {
+  workspaceId: string;
+  created: number;
+  updated: number;
+  skipped: number;
+  failed: number;
+}
+
 @Injectable()
 export class ImportRunner implements OnApplicationShutdown {
   private stopping = false;
@@ -55,7 +66,13 @@ export class ImportRunner implements OnApplicationShutdown {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly rows: ImportRowsRepository,
-  ) {}
+    draining: Draining,
+  ) {
+    // Shutting down: stop after the running chunk (its checkpoint commits) instead of running on.
+    draining.onBegin(() => {
+      this.stopping = true;
+    });
+  }
 
   onApplicationShutdown(): void {
     // Stop between chunks; the checkpoint is committed, so the recovery path resumes it later.
@@ -80,6 +97,8 @@ export class ImportRunner implements OnApplicationShutdown {
       }
       // Wake the webhook dispatcher now that the chunk's events are committed (it also polls).
       if (step.created) setImmediate(notifyOutbox);
+      // Counted once the chunk has committed (a rolled-back chunk is run again and counted then).
+      if (step.counted) countImportRows(step.counted, step.counted.workspaceId);
       if (step.progress) onProgress?.(step.progress);
       if (step.outcome) return step.outcome;
     }
@@ -119,7 +138,7 @@ export class ImportRunner implements OnApplicationShutdown {
   /** One chunk after the checkpoint, in one transaction. */
   async runChunk(
     importId: number,
-  ): Promise<{ outcome?: RunOutcome; progress?: ImportProgress; created?: number }> {
+  ): Promise<{ outcome?: RunOutcome; progress?: ImportProgress; created?: number; counted?: ChunkCounts }> {
     return this.db.transaction(async (m) => {
       const b = await this.rows.lockBatchAcrossWorkspaces(importId, m);
       if (!b) return { outcome: 'gone' };
@@ -178,6 +197,7 @@ export class ImportRunner implements OnApplicationShutdown {
       );
       return {
         created,
+        counted: { workspaceId: ws, created, updated, skipped, failed },
         progress: toProgress(row),
         outcome: row.status === 'completed' ? 'completed' : undefined,
       };

@@ -24,6 +24,7 @@ import { Injectable } from '@nestjs/common';
 import { ImapFlow } from 'imapflow';
 import { MiB } from '../../common/http/body-reader.js';
 import { logger } from '../../common/logging/logger.js';
+import { countImapPoll } from '../../common/metrics/metrics.js';
 import { appConfig } from '../../config/app-config.js';
 import type { Inbox } from '../inboxes/entities/inbox.entity.js';
 import { openSettings } from '../inboxes/inbox-credentials.js';
@@ -77,6 +78,7 @@ export class ImapPoller {
         const { id } = inboxes[next++];
         const outcome = await this.pollWithDeadline(id, imapPollDeadlineSeconds * 1000);
         outcomes.set(id, outcome);
+        countImapPoll(outcome.status);
         await this.noteOutcome(id, outcome);
       }
     };

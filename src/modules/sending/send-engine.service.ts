@@ -34,6 +34,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { Transporter } from 'nodemailer';
 import type { DataSource } from 'typeorm';
 import { logger } from '../../common/logging/logger.js';
+import { countSend } from '../../common/metrics/metrics.js';
+import { Draining } from '../../common/lifecycle/draining.js';
 import { appConfig } from '../../config/app-config.js';
 import type { Inbox } from '../inboxes/entities/inbox.entity.js';
 import { openSettings } from '../inboxes/inbox-credentials.js';
@@ -81,6 +83,7 @@ export class SendEngine {
     private readonly transports: SmtpTransportPool,
     private readonly sends: SendRepository,
     private readonly capacity: CapacityRepository,
+    private readonly draining: Draining,
   ) {
     this.finaliser = new Finaliser(sends);
     this.failures = new SendFailures(ds, sends);
@@ -115,8 +118,9 @@ export class SendEngine {
     };
     const worker = async (): Promise<void> => {
       while (next < ids.length) {
-        if (performance.now() > ctx.startBy) {
-          // Too late in the claim to begin more conversations: the rest is due again at once.
+        if (performance.now() > ctx.startBy || this.draining.active) {
+          // Too late in the claim to begin more conversations, or the process is shutting down:
+          // the rest is due again at once (for another worker, with no lease left to run out).
           const rest = ids.slice(next);
           next = ids.length;
           await this.release(rest, lease);
@@ -131,8 +135,9 @@ export class SendEngine {
           while (i < recorded.length) {
             const p = recorded[i++];
             try {
-              await this.send(p, ctx);
+              countSend(await this.send(p, ctx), p.workspaceId);
             } catch (err) {
+              countSend('error', p.workspaceId);
               logger.error(
                 { err: errInfo(err), enrollmentId: p.enrollmentId },
                 'send: failed after recording',
@@ -250,8 +255,9 @@ export class SendEngine {
       held = false;
     };
     try {
-      if (performance.now() > ctx.startBy) {
-        // Too late in the claim: nothing was handed to SMTP, so the record goes and the step is due again.
+      if (performance.now() > ctx.startBy || this.draining.active) {
+        // Too late in the claim, or shutting down: nothing was handed to SMTP, so the record goes and
+        // the step is due again at once. A conversation already begun is finished and finalised.
         await this.ds.transaction((m) => this.failures.dropRecord(m, prepared, 0));
         return 'deferred';
       }

@@ -152,6 +152,20 @@ export class WebhookDeliveryRepository {
     return raw[0];
   }
 
+  /**
+   * Gives back leases this process took but will not attempt (it is shutting down): due at once for
+   * any other process. Only called within the first half of the lease, so no other process can
+   * have claimed them meanwhile.
+   */
+  async releaseLeasesAcrossWorkspaces(ids: number[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.query(
+      `UPDATE webhook_deliveries SET next_attempt_at = now()
+       WHERE id = ANY($1::bigint[]) AND status = 'pending' AND next_attempt_at > now()`,
+      [ids],
+    );
+  }
+
   async recordSuccessesAcrossWorkspaces(successes: AttemptSuccess[]): Promise<void> {
     await this.db.query(SUCCESS_SQL, [
       successes.map((s) => s.id),

@@ -13,6 +13,8 @@ import { Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@
 import { unseal } from '../../common/crypto/crypto.js';
 import { webhookSecretAt } from '../../common/crypto/sealed-columns.js';
 import { logger } from '../../common/logging/logger.js';
+import { countWebhookDelivery } from '../../common/metrics/metrics.js';
+import { Draining } from '../../common/lifecycle/draining.js';
 import { appConfig } from '../../config/app-config.js';
 import { signedHeaders, standardKey } from './signing.js';
 import {
@@ -70,13 +72,20 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
   private flushing: Promise<void> | null = null;
   private readonly secrets = new Map<string, { secret: string; key: Buffer }>();
 
-  constructor(private readonly rows: WebhookDeliveryRepository) {}
+  constructor(
+    private readonly rows: WebhookDeliveryRepository,
+    private readonly draining: Draining,
+  ) {}
 
   onApplicationBootstrap(): void {
     this.settings = webhookSettings();
     this.http = new WebhookHttpClient(this.settings.timeoutMs);
     this.resolver = resolverWithTimeout(systemResolver, this.settings.timeoutMs);
     this.running = true;
+    // Shutting down: no new attempt starts (queued ones are released below, in onModuleDestroy).
+    this.draining.onBegin(() => {
+      this.running = false;
+    });
     // The loop may have made an idle pass before this hook ran (hooks run in module order).
     this.loop?.wake();
   }
@@ -93,7 +102,12 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
   async onModuleDestroy(): Promise<void> {
     this.running = false;
     await this.loop?.stop?.();
-    this.queue.length = 0;
+    // Leased but not started: released, so another process attempts them now, not when the lease ends.
+    const now = Date.now();
+    const unstarted = this.queue.splice(0).filter((q) => now <= q.startBy);
+    await this.rows
+      .releaseLeasesAcrossWorkspaces(unstarted.map((q) => Number(q.row.id)))
+      .catch((err: unknown) => logger.warn({ err }, 'webhook leases not released (due when they end)'));
     await Promise.allSettled([...this.attempts]);
     await this.flushing;
     await this.flush();
@@ -175,12 +189,14 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
     this.inFlight += 1;
     const p = this.attempt(row)
       .then((outcome) => {
+        countWebhookDelivery(outcome.ok ? 'succeeded' : (outcome.errorClass ?? 'failed'), row.workspace_id);
         this.results.push({ row, outcome, at: new Date() });
         this.scheduleFlush();
       })
       .catch((err: unknown) => {
         // Recorded as a failed attempt, so a bug cannot make a delivery loop on its lease forever.
         logger.error({ err, delivery: row.id }, 'webhook attempt crashed');
+        countWebhookDelivery('internal', row.workspace_id);
         this.results.push({
           row,
           outcome: {

@@ -9,6 +9,7 @@ import { OnQueueFailed, Process, Processor } from '@nestjs/bull';
 import { Injectable } from '@nestjs/common';
 import type { Job } from 'bull';
 import { logger } from '../../../common/logging/logger.js';
+import { Draining } from '../../../common/lifecycle/draining.js';
 import { QueueName } from '../../../common/queue/queues.js';
 import { ImportQueue, IMPORT_JOB_ATTEMPTS, RUN_IMPORT_JOB, type RunImportPayload } from '../import-queue.js';
 import { ImportRunner } from '../import-runner.js';
@@ -32,11 +33,22 @@ export class RunImportJob {
     private readonly runner: ImportRunner,
     private readonly imports: ImportsService,
     private readonly queue: ImportQueue,
+    private readonly draining: Draining,
   ) {}
 
   @Process(RUN_IMPORT_JOB)
   async handle(job: Job<RunImportPayload>): Promise<{ outcome: string }> {
     const outcome = await this.runner.run(job.data.importId);
+    if (outcome === 'interrupted' && this.draining.active) {
+      // Stopped between chunks by a shutdown: hand the rest to another worker now (a new job next to
+      // this one, which completes), instead of waiting for a worker to start and recover it.
+      await this.queue.enqueue(job.data, true).catch((err: unknown) => {
+        logger.warn(
+          { err, importId: job.data.importId },
+          'interrupted import not re-enqueued; recovery will',
+        );
+      });
+    }
     return { outcome };
   }
 

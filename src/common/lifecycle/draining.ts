@@ -1,0 +1,37 @@
+/**
+ * The process is shutting down: set once, by main.ts on SIGTERM/SIGINT (before Nest's close) or by the
+ * worker runner when the application closes. Whatever holds work checks it and winds down instead
+ * of starting more: the send engine gives its claims back, the import runner stops after its chunk,
+ * the webhook worker releases leases it has not started, readiness answers 503 and responses close
+ * their connection. One instance per application (not a module global), so an application booted
+ * after another one closed in the same process starts fresh.
+ */
+import { Global, Injectable, Module } from '@nestjs/common';
+
+@Injectable()
+export class Draining {
+  private started = false;
+  private readonly listeners: Array<() => void> = [];
+
+  /** True once shutdown has begun. */
+  get active(): boolean {
+    return this.started;
+  }
+
+  /** Starts draining (idempotent); listeners run once, synchronously. */
+  begin(): void {
+    if (this.started) return;
+    this.started = true;
+    for (const listener of this.listeners.splice(0)) listener();
+  }
+
+  /** Runs `listener` when draining begins (at once if it already has). */
+  onBegin(listener: () => void): void {
+    if (this.started) listener();
+    else this.listeners.push(listener);
+  }
+}
+
+@Global()
+@Module({ providers: [Draining], exports: [Draining] })
+export class LifecycleModule {}

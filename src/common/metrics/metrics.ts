@@ -1,0 +1,167 @@
+/**
+ * The process's Prometheus metrics (prom-client), in one registry per process: what this process
+ * counted (HTTP requests, sends, webhook attempts, import rows, IMAP polls), Node's process metrics
+ * (collectDefaultMetrics), and gauges read from PostgreSQL and Redis when scraped (due-enrollment lag,
+ * outbox backlog, queue depths), which `modules/metrics` fills in before rendering.
+ *
+ * Counters live where the work happens: a worker process counts its own sends, so each process that
+ * works exposes its own /metrics (the API on PORT, a worker on METRICS_PORT) and Prometheus sums the
+ * processes. No label carries a workspace id unless METRICS_WORKSPACE_LABELS=true (one series per
+ * workspace can be a lot of series; an operator opts in).
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+export interface MetricsOptions {
+  /** Adds `workspace_id` to the per-workspace counters. */
+  workspaceLabels: boolean;
+}
+
+/** Latency buckets (seconds) of HTTP requests: 5 ms … 10 s. */
+export const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** Every metric the service defines, built on one registry. */
+export function buildMetrics(registry: Registry, options: MetricsOptions) {
+  const ws = (names: string[]): string[] => (options.workspaceLabels ? [...names, 'workspace_id'] : names);
+  const registers = [registry];
+  return {
+    options,
+    httpRequests: new Counter({
+      name: 'outreach_http_requests_total',
+      help: 'HTTP requests answered, by method, route template and status',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    }),
+    httpDuration: new Histogram({
+      name: 'outreach_http_request_duration_seconds',
+      help: 'HTTP request latency (request received to response finished), by method, route template and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: HTTP_BUCKETS,
+      registers,
+    }),
+    sends: new Counter({
+      name: 'outreach_sends_total',
+      help: 'Recorded sequence steps handed to the send path, by outcome (sent, bounced, failed = outcome unknown, deferred, skipped)',
+      labelNames: ws(['outcome']),
+      registers,
+    }),
+    webhookDeliveries: new Counter({
+      name: 'outreach_webhook_deliveries_total',
+      help: 'Webhook delivery attempts, by outcome (succeeded, or the failure class: http_status, timeout, connection, tls, blocked_target, …)',
+      labelNames: ws(['outcome']),
+      registers,
+    }),
+    importRows: new Counter({
+      name: 'outreach_import_rows_total',
+      help: 'Import rows processed, by result (created, updated, skipped, failed)',
+      labelNames: ws(['result']),
+      registers,
+    }),
+    imapPolls: new Counter({
+      name: 'outreach_imap_polls_total',
+      help: 'IMAP polls of one inbox, by outcome (polled, busy, not_polled, abandoned, failed)',
+      labelNames: ['outcome'],
+      registers,
+    }),
+    dueLag: new Gauge({
+      name: 'outreach_due_enrollments_lag_seconds',
+      help: 'Age of the oldest step still due (active enrollment of an active campaign, next_step_at in the past); 0 when none is due; NaN when the database did not answer',
+      registers,
+    }),
+    outboxBacklog: new Gauge({
+      name: 'outreach_outbox_backlog_events',
+      help: 'Events not yet dispatched to webhook deliveries (counted up to 100,000)',
+      registers,
+    }),
+    outboxOldest: new Gauge({
+      name: 'outreach_outbox_oldest_event_age_seconds',
+      help: 'Age of the oldest undispatched event; 0 when none is waiting',
+      registers,
+    }),
+    queueJobs: new Gauge({
+      name: 'outreach_queue_jobs',
+      help: 'Bull queue depth, by queue and state (waiting, active, delayed, failed)',
+      labelNames: ['queue', 'state'],
+      registers,
+    }),
+  };
+}
+
+export type Metrics = ReturnType<typeof buildMetrics>;
+
+/** The label values known in advance, exported at 0 from the start so rate() has a first sample. */
+export const KNOWN_OUTCOMES = {
+  sends: ['sent', 'bounced', 'failed', 'deferred', 'skipped', 'stopped', 'paused', 'error'],
+  webhookDeliveries: [
+    'succeeded',
+    'http_status',
+    'redirect',
+    'timeout',
+    'oversized_response',
+    'connection',
+    'tls',
+    'blocked_target',
+    'internal',
+  ],
+  importRows: ['created', 'updated', 'skipped', 'failed'],
+  imapPolls: ['polled', 'busy', 'not_polled', 'abandoned', 'failed'],
+};
+
+function initKnown(m: Metrics): void {
+  if (m.options.workspaceLabels) return; // the workspaces are not known in advance
+  for (const outcome of KNOWN_OUTCOMES.sends) m.sends.inc({ outcome }, 0);
+  for (const outcome of KNOWN_OUTCOMES.webhookDeliveries) m.webhookDeliveries.inc({ outcome }, 0);
+  for (const result of KNOWN_OUTCOMES.importRows) m.importRows.inc({ result }, 0);
+  for (const outcome of KNOWN_OUTCOMES.imapPolls) m.imapPolls.inc({ outcome }, 0);
+}
+
+/** The process's registry: Node's process metrics plus the service's own. */
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry });
+
+let current: Metrics | undefined;
+
+/**
+ * The process's metrics, built on first use with METRICS_WORKSPACE_LABELS read from the environment
+ * (app-config validates the rest of the environment; this must work before and without it).
+ */
+export function metrics(): Metrics {
+  if (!current) {
+    current = buildMetrics(registry, { workspaceLabels: process.env.METRICS_WORKSPACE_LABELS === 'true' });
+    initKnown(current);
+  }
+  return current;
+}
+
+/** Labels of a per-workspace counter: the workspace id only when the operator opted in. */
+export function workspaceLabels<T extends Record<string, string>>(
+  labels: T,
+  workspaceId: string | undefined,
+): T & { workspace_id?: string } {
+  return metrics().options.workspaceLabels ? { ...labels, workspace_id: workspaceId ?? '' } : labels;
+}
+
+/** Counts a send by its outcome. */
+export function countSend(outcome: string, workspaceId?: string): void {
+  metrics().sends.inc(workspaceLabels({ outcome }, workspaceId));
+}
+
+/** Counts a webhook delivery attempt: `succeeded`, or its failure class. */
+export function countWebhookDelivery(outcome: string, workspaceId?: string): void {
+  metrics().webhookDeliveries.inc(workspaceLabels({ outcome }, workspaceId));
+}
+
+/** Counts import rows processed in one chunk, by result. */
+export function countImportRows(
+  counts: { created: number; updated: number; skipped: number; failed: number },
+  workspaceId?: string,
+): void {
+  const m = metrics().importRows;
+  for (const result of ['created', 'updated', 'skipped', 'failed'] as const) {
+    if (counts[result] > 0) m.inc(workspaceLabels({ result }, workspaceId), counts[result]);
+  }
+}
+
+/** Counts one inbox's IMAP poll by outcome. */
+export function countImapPoll(outcome: string): void {
+  metrics().imapPolls.inc({ outcome });
+}
