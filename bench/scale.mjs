@@ -469,7 +469,7 @@ async function main() {
     const label = l.path
       .replace(/=[0-9a-f-]{36}/, '=<uuid>')
       .replace(/=\d{4}-\d\d-\d\dT[^&]+/, '=<1h ago>')
-      .replace(/=\d+/g, '=<id>');
+      .replace(/=\d+(?=&|$)/g, '=<id>');
     rows.push({ figure: `GET ${label}`, small: s, large: l, growth, vsBase });
     if (growth > 2) failures.push(`GET ${label}: ${round(growth)}x the small size`);
     if (vsBase !== null && vsBase > 3) failures.push(`GET ${label}: ${round(vsBase)}x the unfiltered page`);

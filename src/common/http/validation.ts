@@ -93,7 +93,8 @@ const common = {
   transform: true,
   whitelist: true,
   exceptionFactory: validationException,
-  validationError: { target: false, value: false },
+  // The value is kept on each error (never echoed) to tell a missing field from an invalid one.
+  validationError: { target: false, value: true },
 };
 
 @Injectable()
