@@ -11,6 +11,7 @@ import { ContactCap1795400200000 } from './1795400200000-ContactCap.js';
 import { ImapSkippedOversize1795400500000 } from './1795400500000-ImapSkippedOversize.js';
 import { SendOutcomes1799000300000 } from './1799000300000-SendOutcomes.js';
 import { RetentionIndexes1799100000000 } from './1799100000000-RetentionIndexes.js';
+import { Conversations1799200000000 } from './1799200000000-Conversations.js';
 
 export const MIGRATIONS: Array<new () => object> = [
   Init1795318086464,
@@ -22,4 +23,5 @@ export const MIGRATIONS: Array<new () => object> = [
   ImapSkippedOversize1795400500000,
   SendOutcomes1799000300000,
   RetentionIndexes1799100000000,
+  Conversations1799200000000,
 ];

@@ -3,6 +3,8 @@ import { CreatedAt, Timestamp } from '../../../database/columns.js';
 
 @Entity('threads')
 @Index(['workspaceId', 'createdAt', 'id'])
+@Index('idx_threads_replied', ['workspaceId', 'createdAt', 'id'], { where: 'replied_at IS NOT NULL' })
+@Index('idx_threads_not_replied', ['workspaceId', 'createdAt', 'id'], { where: 'replied_at IS NULL' })
 export class Thread {
   @PrimaryGeneratedColumn('identity', { generatedIdentity: 'ALWAYS' }) id: number;
   @Column({ type: 'uuid' }) workspaceId: string;
@@ -13,5 +15,7 @@ export class Thread {
   @Column({ type: 'text' }) subject: string;
   @Column({ type: 'integer', default: 0 }) messageCount: number;
   @Timestamp() lastMessageAt: Date | null;
+  /** Internal: when the contact first replied in this thread (the `has_reply` filter). */
+  @Timestamp() repliedAt: Date | null;
   @CreatedAt() createdAt: Date;
 }
