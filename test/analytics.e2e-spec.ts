@@ -48,6 +48,7 @@ describe('analytics: GET /analytics/daily', () => {
       await bumpMetric(m, t.workspaceId, 11, 'replied', 1, at(today));
       await bumpMetric(m, t.workspaceId, 11, 'auto_replied', 1, at(today));
       await bumpMetric(m, t.workspaceId, 11, 'bounced', 1, at(today));
+      await bumpMetric(m, t.workspaceId, 11, 'complained', 2, at(today));
       await bumpMetric(m, t.workspaceId, 11, 'unsubscribed', 1, at(today));
       await bumpMetric(m, t.workspaceId, 11, 'enrolled', 4, at(today));
       await bumpMetric(m, t.workspaceId, 11, 'completed', 1, at(today));
@@ -76,6 +77,7 @@ describe('analytics: GET /analytics/daily', () => {
       replied: 1,
       auto_replied: 1,
       bounced: 1,
+      complained: 2,
       unsubscribed: 1,
       enrolled: 4,
       completed: 1,

@@ -339,4 +339,80 @@ describe('webhooks', () => {
     expect(at('/landing')).toHaveLength(0);
     expect((await endpoint(ep.id)).status).toBe('disabled');
   });
+
+  it('POST /webhook-endpoints/{id}/test: one signed webhook.test now, outside the family filter, never retried or counted', async () => {
+    const ep = await createEndpoint('/ping', ['enrollment']);
+    const ok = await api(app, t.token).post(`/webhook-endpoints/${ep.id}/test`);
+    expect(ok.status).toBe(200);
+    expect(ok.body.data).toMatchObject({
+      event: 'webhook.test',
+      status: 'succeeded',
+      attempts: 1,
+      last_status_code: 200,
+      last_error: null,
+      next_attempt_at: null,
+    });
+    expect(at('/ping')).toHaveLength(1);
+    const got = at('/ping')[0];
+    const envelope = JSON.parse(got.body) as Record<string, unknown>;
+    expect(envelope).toEqual({
+      id: ok.body.data.event_id,
+      version: 'v1',
+      event: 'webhook.test',
+      occurred_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
+      workspace_id: t.workspaceId,
+      data: { endpoint_id: ep.id },
+    });
+    expect(got.headers['x-service-event']).toBe('webhook.test');
+    expect(await octokitVerify(ep.secret, got.body, got.headers['x-service-signature'] as string)).toBe(true);
+    expect(
+      new Webhook(ep.secret).verify(got.body, {
+        'webhook-id': got.headers['webhook-id'] as string,
+        'webhook-timestamp': got.headers['webhook-timestamp'] as string,
+        'webhook-signature': got.headers['webhook-signature'] as string,
+      }),
+    ).toEqual(envelope);
+    expect((await deliveries(ep.id)).map((d) => d.id)).toEqual([ok.body.data.id]);
+
+    // A receiver answering 500: `failed`, as often as one likes, and the endpoint stays enabled.
+    handlers.set('/ping-500', (_req, res) => res.writeHead(500).end('internal error'));
+    const bad = await createEndpoint('/ping-500');
+    for (let i = 0; i < 6; i++) {
+      const res = await api(app, t.token).post(`/webhook-endpoints/${bad.id}/test`);
+      expect(res.status).toBe(200);
+      expect(res.body.data).toMatchObject({
+        event: 'webhook.test',
+        status: 'failed',
+        attempts: 1,
+        last_status_code: 500,
+        last_error: 'HTTP 500',
+        last_error_class: 'http_status',
+        last_response_excerpt: 'internal error',
+        next_attempt_at: null,
+      });
+    }
+    expect(await endpoint(bad.id)).toMatchObject({ status: 'enabled', consecutive_failures: 0 });
+    // The worker never retries a test delivery (a zero retry schedule would have by now).
+    await new Promise((r) => setTimeout(r, 300));
+    expect(at('/ping-500')).toHaveLength(6);
+    expect((await deliveries(bad.id)).every((d) => d.status === 'failed')).toBe(true);
+
+    // Idempotency-Key: a replay answers the stored delivery without a second request.
+    const keyed = () =>
+      api(app, t.token).post(`/webhook-endpoints/${ep.id}/test`).set('Idempotency-Key', `ping-${ep.id}`);
+    const first = await keyed();
+    const replay = await keyed();
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body).toEqual(first.body);
+    expect(at('/ping')).toHaveLength(2);
+
+    const other = await createTenant(app);
+    expect((await api(app, other.token).post(`/webhook-endpoints/${ep.id}/test`)).status).toBe(404);
+    const readOnly = await mintKey(app, {
+      tier: 'workspace',
+      workspaceId: t.workspaceId,
+      scopes: ['threads:read'],
+    });
+    expect((await api(app, readOnly).post(`/webhook-endpoints/${ep.id}/test`)).status).toBe(403);
+  });
 });

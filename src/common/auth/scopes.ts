@@ -12,6 +12,7 @@ export const WORKSPACE_SCOPES = [
   'imports:write',
   'inboxes:read',
   'threads:read',
+  'threads:write',
   'analytics:read',
   'webhooks:manage',
 ] as const;

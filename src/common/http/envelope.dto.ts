@@ -32,13 +32,24 @@ export class MetaDto {
   @ApiProperty({ type: String, nullable: true }) prev_cursor: string | null;
 }
 
-export function ApiDataResponse(model: Type<unknown>, status = 200, description = 'OK'): MethodDecorator {
+/** `{data: model}`; `example` (the `data` object) is shown as the answer's example. */
+export function ApiDataResponse(
+  model: Type<unknown>,
+  status = 200,
+  description = 'OK',
+  example?: Record<string, unknown>,
+): MethodDecorator {
   return applyDecorators(
     ApiExtraModels(model),
     ApiResponse({
       status,
       description,
-      schema: { type: 'object', required: ['data'], properties: { data: { $ref: getSchemaPath(model) } } },
+      schema: {
+        type: 'object',
+        required: ['data'],
+        properties: { data: { $ref: getSchemaPath(model) } },
+        ...(example ? { example: { data: example } } : {}),
+      },
     }),
   );
 }

@@ -28,13 +28,14 @@ export class DailyMetricsRepository extends TenantRepository<DailyMetric> {
 }
 
 export type MetricName =
-  'sent' | 'replied' | 'auto_replied' | 'bounced' | 'unsubscribed' | 'enrolled' | 'completed';
+  'sent' | 'replied' | 'auto_replied' | 'bounced' | 'complained' | 'unsubscribed' | 'enrolled' | 'completed';
 
 const COLUMNS: Record<MetricName, string> = {
   sent: 'sent',
   replied: 'replied',
   auto_replied: 'auto_replied',
   bounced: 'bounced',
+  complained: 'complained',
   unsubscribed: 'unsubscribed',
   enrolled: 'enrolled',
   completed: 'completed',

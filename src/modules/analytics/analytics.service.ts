@@ -32,6 +32,7 @@ export const toDailyMetricView = (m: DailyMetric): DailyMetricView => ({
   replied: m.replied,
   auto_replied: m.autoReplied,
   bounced: m.bounced,
+  complained: m.complained,
   unsubscribed: m.unsubscribed,
   enrolled: m.enrolled,
   completed: m.completed,

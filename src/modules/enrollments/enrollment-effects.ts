@@ -7,7 +7,7 @@ import type { EntityManager } from 'typeorm';
 import { bumpMetric } from '../analytics/metrics.js';
 import type { StopReason } from './enrollment-state.js';
 import { recordEvent } from '../events/outbox.js';
-import { suppressAddress } from '../suppressions/suppression-store.js';
+import { addSuppression, suppressAddress } from '../suppressions/suppression-store.js';
 import type { BounceType } from '../inbound/classify.js';
 import { EnrollmentTransitionsRepository } from './enrollments.repository.js';
 
@@ -55,6 +55,40 @@ export async function recordHardBounce(manager: EntityManager, b: HardBounce): P
       campaign_id: b.campaignId,
     },
   });
+}
+
+export interface Complaint {
+  workspaceId: string;
+  contactId: number;
+  email: string;
+  feedbackType: string;
+  enrollmentId: number | null;
+  campaignId: number | null;
+}
+
+/**
+ * A spam complaint (an RFC 5965 feedback report matched to a message we sent): the address is
+ * suppressed `complained`, every active or paused enrollment of the contact stopped `complained`,
+ * and, unless the address was already suppressed for a complaint (a second report of the same
+ * recipient), `email.complained` fires and the campaign's `complained` counts. True when it counted.
+ */
+export async function recordComplaint(manager: EntityManager, c: Complaint): Promise<boolean> {
+  const { entry, created } = await addSuppression(manager, c.workspaceId, { email: c.email }, 'complained');
+  await transitions.stopAllOfContact(c.workspaceId, c.contactId, 'complained', manager);
+  if (!created && entry.reason === 'complained') return false;
+  if (c.campaignId !== null) await bumpMetric(manager, c.workspaceId, c.campaignId, 'complained');
+  await recordEvent(manager, {
+    workspaceId: c.workspaceId,
+    type: 'email.complained',
+    data: {
+      contact_id: c.contactId,
+      email: c.email,
+      feedback_type: c.feedbackType,
+      enrollment_id: c.enrollmentId,
+      campaign_id: c.campaignId,
+    },
+  });
+  return true;
 }
 
 /** The enrollment stop reason for a contact that became unsendable through a suppression entry. */

@@ -1,5 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { simpleParser } from 'mailparser';
-import { classify, parseDeliveryStatus, referencedMessageIds } from './classify.js';
+import { classify, parseDeliveryStatus, parseFeedbackReport, referencedMessageIds } from './classify.js';
 
 const crlf = (s: string): Buffer => Buffer.from(s.replace(/\r?\n/g, '\r\n'));
 
@@ -93,5 +94,52 @@ describe('classify', () => {
     const mail = await simpleParser(raw);
     expect(referencedMessageIds(mail, raw, false)).toEqual(['<b@acme.test>', '<a@acme.test>']);
     expect(referencedMessageIds(mail, raw, true)).toContain('<quoted@x>');
+  });
+
+  describe('RFC 5965 feedback reports (test/fixtures/arf)', () => {
+    const fixture = (name: string): string =>
+      readFileSync(`test/fixtures/arf/${name}.eml`, 'utf8')
+        .replaceAll('{{ORIGINAL_MESSAGE_ID}}', '<orig-42@acme.test>')
+        .replaceAll('{{ORIGINAL_TO}}', 'pat@example.com')
+        .replaceAll('{{ORIGINAL_FROM}}', 'sam@acme.test')
+        .replaceAll('{{ORIGINAL_SUBJECT}}', 'Hello Pat')
+        .replaceAll('{{SENDER_DOMAIN}}', 'acme.test')
+        .replaceAll('{{FEEDBACK_TO}}', 'fbl@acme.test');
+
+    it.each([
+      ['yahoo-cfl', 'pat@example.com'],
+      ['microsoft-jmrp', 'pat@example.com'],
+      ['headers-only', null],
+    ])(
+      '%s: a complaint, whatever its Auto-Submitted, with the embedded original Message-ID',
+      async (name, recipient) => {
+        const { c, mail, raw } = await classifyRaw(fixture(name));
+        expect(c).toEqual({ kind: 'complaint', feedbackType: 'abuse', recipient });
+        const refs = referencedMessageIds(mail, raw, true);
+        expect(refs).toContain('<orig-42@acme.test>');
+        // The report's own Message-ID is not a reference.
+        expect(refs).not.toContain(mail.messageId);
+      },
+    );
+
+    it('reads Feedback-Type case-insensitively across folded lines, defaulting to abuse', async () => {
+      expect(
+        parseFeedbackReport('Version: 1\nfeedback-type:  Fraud\nOriginal-Rcpt-To:\n <A@B.example>\n'),
+      ).toEqual({
+        feedbackType: 'fraud',
+        recipient: 'a@b.example',
+      });
+      expect(parseFeedbackReport('Version: 1\nUser-Agent: x\n')).toBeNull();
+      const noType = fixture('headers-only').replace('Feedback-Type: abuse\n', '');
+      expect((await classifyRaw(noType)).c).toEqual({
+        kind: 'complaint',
+        feedbackType: 'abuse',
+        recipient: null,
+      });
+    });
+
+    it('a delivery-status report is still a bounce, not a complaint', async () => {
+      expect((await classifyRaw(dsn('5.1.1'))).c.kind).toBe('bounce');
+    });
   });
 });

@@ -1,7 +1,8 @@
 /**
- * Classifies an incoming mail (already parsed by mailparser): an RFC 3464 delivery-status report
- * (hard, soft or policy bounce), an auto-reply (RFC 3834 `Auto-Submitted`, vendor headers,
- * out-of-office subjects) or a person's reply. Pure: no database, easy to test.
+ * Classifies an incoming mail (already parsed by mailparser): an RFC 5965 feedback report (a spam
+ * complaint), an RFC 3464 delivery-status report (hard, soft or policy bounce), an auto-reply
+ * (RFC 3834 `Auto-Submitted`, vendor headers, out-of-office subjects) or a person's reply. Pure: no
+ * database, easy to test.
  */
 import type { ParsedMail } from 'mailparser';
 
@@ -15,7 +16,19 @@ export interface BounceReport {
   recipient: string | null;
 }
 
-export type Classification = { kind: 'reply' } | { kind: 'auto_reply' } | ({ kind: 'bounce' } & BounceReport);
+/** An RFC 5965 (ARF) feedback report: a recipient marked our message as spam. */
+export interface ComplaintReport {
+  /** `Feedback-Type` (RFC 5965 §7.3: abuse, fraud, virus, other, not-spam, …), lower-cased; `abuse` when absent. */
+  feedbackType: string;
+  /** `Original-Rcpt-To` when the reporter kept it (many redact it). */
+  recipient: string | null;
+}
+
+export type Classification =
+  | { kind: 'reply' }
+  | { kind: 'auto_reply' }
+  | ({ kind: 'bounce' } & BounceReport)
+  | ({ kind: 'complaint' } & ComplaintReport);
 
 const OUT_OF_OFFICE =
   /\b(out of (the )?office|automatic reply|auto[- ]?reply|autoreply|auto[- ]?response|on vacation|away from (the )?office|abwesenheit|absence|r[ée]ponse automatique)\b/i;
@@ -28,14 +41,37 @@ function header(mail: ParsedMail, name: string): string | null {
   return typeof v === 'number' || typeof v === 'boolean' ? String(v) : null;
 }
 
-function isDeliveryReport(mail: ParsedMail): boolean {
+/** The `report-type` of a top-level `multipart/report`, lower-cased; null for anything else. */
+function reportType(mail: ParsedMail): string | null {
   const ct = mail.headers.get('content-type') as
     { value?: string; params?: Record<string, string> } | undefined;
-  if (!ct || typeof ct !== 'object') return false;
-  return (
-    String(ct.value).toLowerCase() === 'multipart/report' &&
-    String(ct.params?.['report-type'] ?? '').toLowerCase() === 'delivery-status'
-  );
+  if (!ct || typeof ct !== 'object' || String(ct.value).toLowerCase() !== 'multipart/report') return null;
+  return String(ct.params?.['report-type'] ?? '').toLowerCase();
+}
+
+/** The machine-readable part of an ARF report (`message/feedback-report`, RFC 5965 §3.1). */
+export function parseFeedbackReport(text: string): ComplaintReport | null {
+  const unfolded = text.replace(/\r?\n[ \t]+/g, ' ');
+  const type = /^Feedback-Type:\s*([A-Za-z0-9-]{1,40})/im.exec(unfolded)?.[1]?.toLowerCase();
+  if (!type) return null;
+  const recipient =
+    /^Original-Rcpt-To:\s*<?([^\s<>]+@[^\s<>]+)>?/im.exec(unfolded)?.[1]?.toLowerCase() ?? null;
+  return { feedbackType: type, recipient };
+}
+
+function complaintOf(mail: ParsedMail, raw: Buffer): ComplaintReport {
+  const sources = [
+    ...mail.attachments
+      .filter((a) => /feedback-report/i.test(a.contentType))
+      .map((a) => a.content.toString('utf8')),
+    raw.toString('latin1'),
+  ];
+  for (const s of sources) {
+    const report = parseFeedbackReport(s);
+    if (report) return report;
+  }
+  // A feedback report without a readable Feedback-Type is still a complaint (the RFC's default kind).
+  return { feedbackType: 'abuse', recipient: null };
 }
 
 /** The first per-recipient block with a `Status:` field, from the delivery-status text. */
@@ -67,7 +103,9 @@ export function isAutoReply(mail: ParsedMail): boolean {
 }
 
 export function classify(mail: ParsedMail, raw: Buffer): Classification {
-  if (isDeliveryReport(mail)) {
+  const report = reportType(mail);
+  if (report === 'feedback-report') return { kind: 'complaint', ...complaintOf(mail, raw) };
+  if (report === 'delivery-status') {
     const sources = [
       ...mail.attachments
         .filter((a) => /delivery-status/i.test(a.contentType))
@@ -88,10 +126,11 @@ const MESSAGE_ID_HEADER = /^Message-ID:\s*(<[^>\s]+>)/gim;
 
 /**
  * Message-IDs that may identify the mail this one answers: In-Reply-To and References, and for a
- * delivery report the Message-ID of the returned original (in a message/rfc822 or
- * text/rfc822-headers part, or inline in the body).
+ * report (a delivery-status bounce or a feedback report) the Message-ID of the returned original
+ * (in a message/rfc822 or text/rfc822-headers part, or inline in the body: mailparser renders an
+ * inline message/rfc822 part into the text without its Message-ID, so the raw body is read too).
  */
-export function referencedMessageIds(mail: ParsedMail, raw: Buffer, bounce: boolean): string[] {
+export function referencedMessageIds(mail: ParsedMail, raw: Buffer, report: boolean): string[] {
   const ids: string[] = [];
   const add = (v: string | string[] | undefined): void => {
     for (const s of Array.isArray(v) ? v : v ? [v] : []) {
@@ -100,7 +139,7 @@ export function referencedMessageIds(mail: ParsedMail, raw: Buffer, bounce: bool
   };
   add(mail.inReplyTo);
   add(mail.references);
-  if (bounce) {
+  if (report) {
     for (const a of mail.attachments) {
       if (/rfc822/i.test(a.contentType)) {
         for (const m of a.content.toString('utf8').matchAll(MESSAGE_ID_HEADER)) ids.push(m[1]);

@@ -48,7 +48,8 @@ export class InboundController {
   @HttpCode(202)
   @ApiOperation({
     operationId: 'v1.inbound.receive',
-    summary: 'Deliver one raw RFC 5322 message (replies, auto-replies, DSN bounces) for an inbox',
+    summary:
+      'Deliver one raw RFC 5322 message (replies, auto-replies, DSN bounces, ARF complaints) for an inbox',
     description:
       "For MTA pipes. The bearer token is the inbox's inbound secret (from inbox:connect), not an API key.",
   })

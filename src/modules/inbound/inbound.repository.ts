@@ -76,7 +76,7 @@ export class InboundRepository {
     return dup ? Number(dup.id) : null;
   }
 
-  /** Records the inbound message in its thread (count and last activity bumped); its id. */
+  /** Records the inbound message in its thread (count, last activity and first reply noted); its id. */
   async insertInbound(workspaceId: string, r: InboundMessageRow, m: EntityManager): Promise<number> {
     const [inserted] = await rows<{ id: number }>(
       m,
@@ -100,8 +100,10 @@ export class InboundRepository {
     );
     await m.query(
       `UPDATE threads SET message_count = message_count + 1,
-         last_message_at = GREATEST(COALESCE(last_message_at, $3), $3) WHERE workspace_id = $1 AND id = $2`,
-      [workspaceId, r.threadId, r.receivedAt],
+         last_message_at = GREATEST(COALESCE(last_message_at, $3), $3),
+         replied_at = CASE WHEN $4 THEN COALESCE(replied_at, $3) ELSE replied_at END
+       WHERE workspace_id = $1 AND id = $2`,
+      [workspaceId, r.threadId, r.receivedAt, r.kind === 'reply'],
     );
     return Number(inserted.id);
   }

@@ -21,7 +21,7 @@ import { recordEvent } from '../events/outbox.js';
 import type { Inbox } from '../inboxes/entities/inbox.entity.js';
 import type { MessageKind } from '../threads/entities/message.entity.js';
 import { classify, referencedMessageIds, type Classification } from './classify.js';
-import { recordHardBounce, stopEnrollment } from '../enrollments/enrollment-effects.js';
+import { recordComplaint, recordHardBounce, stopEnrollment } from '../enrollments/enrollment-effects.js';
 import { toMessageEventView } from '../threads/message.view.js';
 import { InboundRepository, type OriginalMessage } from './inbound.repository.js';
 
@@ -57,11 +57,18 @@ export class IngestionService {
       return { status: 'ignored', reason: 'unparseable' };
     }
     const classification = classify(mail, raw);
-    const refs = referencedMessageIds(mail, raw, classification.kind === 'bounce').filter(
-      (r) => !r.includes('\0'),
-    );
+    const report = classification.kind === 'bounce' || classification.kind === 'complaint';
+    const refs = referencedMessageIds(mail, raw, report).filter((r) => !r.includes('\0'));
+    const original = refs.length ? await this.inbound.findOriginal(inbox.workspaceId, refs) : undefined;
+    if (!original && classification.kind === 'complaint') {
+      // Recorded in the log (what was reported, about which Message-IDs) and ignored: nothing to suppress.
+      logger.warn(
+        { inboxId: inbox.id, feedbackType: classification.feedbackType, reported: refs.slice(0, 5) },
+        'ingest: complaint matches no sent message; ignored',
+      );
+      return { status: 'ignored', reason: 'complaint matches no sent message' };
+    }
     if (refs.length === 0) return this.ignore(inbox, 'no references to a sent message');
-    const original = await this.inbound.findOriginal(inbox.workspaceId, refs);
     if (!original) return this.ignore(inbox, 'matches no sent message');
     const ownId =
       mail.messageId && /^<[^>\s\0]+>$/.test(mail.messageId.trim())
@@ -102,9 +109,19 @@ export class IngestionService {
         diagnostic: c.diagnostic,
       });
     }
+    if (c.kind === 'complaint') {
+      await recordComplaint(m, {
+        workspaceId: ws,
+        contactId: original.contact_id,
+        // The address we sent to (reporters often redact Original-Rcpt-To).
+        email: original.to_address.toLowerCase(),
+        feedbackType: c.feedbackType,
+        enrollmentId: original.enrollment_id,
+        campaignId: original.campaign_id,
+      });
+    }
 
-    const kind: MessageKind =
-      c.kind === 'reply' ? 'reply' : c.kind === 'auto_reply' ? 'auto_reply' : 'bounce';
+    const kind: MessageKind = c.kind;
     const from = mail.from?.value?.[0]?.address ?? mail.from?.text ?? 'unknown';
     const body = mail.text ?? (typeof mail.html === 'string' ? mail.html : null);
     const now = new Date();
@@ -162,16 +179,11 @@ export class IngestionService {
           );
         }
         break;
+      case 'complaint':
+        break; // suppressed, stopped, counted and announced above (recordComplaint)
     }
-    logger.info(
-      { inboxId: inbox.id, kind, classification: c.kind === 'bounce' ? `${c.bounceType}_bounce` : c.kind },
-      'ingest: mail recorded',
-    );
-    return {
-      status: 'recorded',
-      kind,
-      classification: c.kind === 'bounce' ? `${c.bounceType}_bounce` : c.kind,
-      message_id: messageRowId,
-    };
+    const classification = c.kind === 'bounce' ? `${c.bounceType}_bounce` : c.kind;
+    logger.info({ inboxId: inbox.id, kind, classification }, 'ingest: mail recorded');
+    return { status: 'recorded', kind, classification, message_id: messageRowId };
   }
 }

@@ -6,14 +6,26 @@ import { InboxPacing } from './entities/inbox-pacing.entity.js';
 import { SendCounter } from './entities/send-counter.entity.js';
 import { SendEngine } from './send-engine.service.js';
 import { SmtpTransportPool } from './smtp-transport.pool.js';
+import { ManualReplyController } from './manual/manual-reply.controller.js';
+import { ManualReplyRepository } from './manual/manual-reply.repository.js';
+import { ManualReplyService } from './manual/manual-reply.service.js';
 
 /**
  * The sending engine: the scheduler and send path and its SMTP transport pool. Its `send` loop is
- * declared in the worker registry (src/worker/worker.registry.ts).
+ * declared in the worker registry (src/worker/worker.registry.ts). Manual replies
+ * (`POST /threads/{id}/messages`, manual/) share its transports, capacity and failure handling.
  */
 @Module({
   imports: [TypeOrmModule.forFeature([InboxPacing, SendCounter])],
-  providers: [SendRepository, CapacityRepository, SendEngine, SmtpTransportPool],
+  controllers: [ManualReplyController],
+  providers: [
+    SendRepository,
+    CapacityRepository,
+    SendEngine,
+    SmtpTransportPool,
+    ManualReplyRepository,
+    ManualReplyService,
+  ],
   exports: [SendEngine],
 })
 export class SendingModule {}

@@ -17,7 +17,7 @@ export class ThreadsRepository extends TenantRepository<Thread> {
   page(
     workspaceId: string,
     query: PageQueryDto,
-    filter: { contactId?: number; campaignId?: number; inboxId?: string },
+    filter: { contactId?: number; campaignId?: number; inboxId?: string; hasReply?: boolean },
   ): Promise<Page<Thread>> {
     const qb = this.query(workspaceId, 't');
     if (filter.contactId !== undefined)
@@ -25,6 +25,9 @@ export class ThreadsRepository extends TenantRepository<Thread> {
     if (filter.campaignId !== undefined)
       qb.andWhere('t.campaignId = :campaignId', { campaignId: filter.campaignId });
     if (filter.inboxId !== undefined) qb.andWhere('t.inboxId = :inboxId', { inboxId: filter.inboxId });
+    // Each value has its partial index (idx_threads_replied, idx_threads_not_replied).
+    if (filter.hasReply !== undefined)
+      qb.andWhere(filter.hasReply ? 't.repliedAt IS NOT NULL' : 't.repliedAt IS NULL');
     return paginate(qb, 't', query, { tenant: workspaceId, route: 'threads.index' });
   }
 }

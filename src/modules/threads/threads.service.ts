@@ -21,6 +21,7 @@ export class ThreadsService {
       contactId: query.contact_id,
       campaignId: query.campaign_id,
       inboxId: query.inbox_id?.toLowerCase(),
+      hasReply: query.has_reply === undefined ? undefined : query.has_reply === 'true',
     });
   }
 

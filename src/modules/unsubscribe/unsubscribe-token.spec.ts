@@ -25,4 +25,10 @@ describe('unsubscribe tokens', () => {
     expect(verifyUnsubscribeToken('a.b.c')).toBeNull();
     expect(verifyUnsubscribeToken(`${'x'.repeat(300)}.${tag}`)).toBeNull();
   });
+
+  it('accepts campaign and enrollment 0 (a manual reply in a thread without them), never contact 0', () => {
+    const manual = { ...claims, campaignId: 0, enrollmentId: 0 };
+    expect(verifyUnsubscribeToken(signUnsubscribeToken(manual))).toEqual(manual);
+    expect(verifyUnsubscribeToken(signUnsubscribeToken({ ...claims, contactId: 0 }))).toBeNull();
+  });
 });

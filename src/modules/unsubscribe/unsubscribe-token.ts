@@ -1,6 +1,6 @@
 /**
  * Signed unsubscribe tokens (`/u/{token}`): the workspace, contact, campaign and enrollment they were made
- * for, tagged with HMAC-SHA256 under a key derived for this purpose only. Compact, URL-safe, never
+ * for (campaign and enrollment 0: a manual reply in a thread without them), tagged with HMAC-SHA256 under a key derived for this purpose only. Compact, URL-safe, never
  * guessable, and they do not expire (an unsubscribe link in an old mail must keep working).
  */
 import { derivedKey, hmacSha256, safeEqual } from '../../common/crypto/crypto.js';
@@ -37,6 +37,8 @@ export function verifyUnsubscribeToken(token: string): UnsubscribeClaims | null 
   const hex = parts[1];
   const workspaceId = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
   const [contactId, campaignId, enrollmentId] = [parts[2], parts[3], parts[4]].map((s) => parseInt(s, 36));
-  if (![contactId, campaignId, enrollmentId].every((n) => Number.isSafeInteger(n) && n > 0)) return null;
+  // Campaign and enrollment are 0 for a manual reply in a thread that has none.
+  if (!(Number.isSafeInteger(contactId) && contactId > 0)) return null;
+  if (![campaignId, enrollmentId].every((n) => Number.isSafeInteger(n) && n >= 0)) return null;
   return { workspaceId, contactId, campaignId, enrollmentId };
 }

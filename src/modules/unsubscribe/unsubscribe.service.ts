@@ -42,7 +42,7 @@ export class UnsubscribeService {
       await suppressAddress(m, c.workspaceId, contact.email, 'unsubscribed');
       const stopped = await this.transitions.stopAllOfContact(c.workspaceId, c.contactId, 'unsubscribed', m);
       const already = existing?.reason === 'unsubscribed';
-      if (!already) await bumpMetric(m, c.workspaceId, c.campaignId, 'unsubscribed');
+      if (!already && c.campaignId > 0) await bumpMetric(m, c.workspaceId, c.campaignId, 'unsubscribed');
       return { email: contact.email, already, enrollmentsStopped: stopped };
     });
   }

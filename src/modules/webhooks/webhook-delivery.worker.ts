@@ -4,8 +4,8 @@
  * - claim: due pending deliveries of enabled endpoints, `FOR UPDATE SKIP LOCKED`, and lease them by
  *   moving `next_attempt_at` past the attempt deadline. A process that dies mid-attempt leaves the
  *   lease to expire, and another process (or the restarted one) attempts again: at least once.
- * - attempt: target re-checked (every resolved address public) and pinned for the connection,
- *   signed, posted with undici.
+ * - attempt (webhook-attempt.ts): target re-checked (every resolved address public) and pinned for
+ *   the connection, signed, posted with undici.
  * - record: results are written in arrival order; successes in batches, a failure with its
  *   endpoint counter in one statement (five consecutive failures disable the endpoint).
  */
@@ -16,19 +16,14 @@ import { logger } from '../../common/logging/logger.js';
 import { countWebhookDelivery } from '../../common/metrics/metrics.js';
 import { Draining } from '../../common/lifecycle/draining.js';
 import { appConfig } from '../../config/app-config.js';
-import { signedHeaders, standardKey } from './signing.js';
-import {
-  checkTarget,
-  ResolveTimeoutError,
-  resolverWithTimeout,
-  systemResolver,
-  UnsafeTargetError,
-  type Resolver,
-} from './target-guard.js';
+import { standardKey } from './signing.js';
+import { resolverWithTimeout, systemResolver, type Resolver } from './target-guard.js';
+import { attemptDelivery } from './webhook-attempt.js';
 import { WebhookDeliveryRepository, type ClaimedRow } from './webhook-delivery.repository.js';
 import { WebhookHttpClient, type AttemptOutcome } from './webhook-http.js';
 
 export { OCCURRED_AT_ISO, type ClaimedRow } from './webhook-delivery.repository.js';
+export { envelope } from './webhook-attempt.js';
 import {
   DISABLE_AFTER_FAILURES,
   MAX_ATTEMPTS,
@@ -40,17 +35,6 @@ interface Result {
   row: ClaimedRow;
   outcome: AttemptOutcome;
   at: Date;
-}
-
-/** The envelope's exact bytes: `data` is already JSON text from Postgres (no parse and re-stringify). */
-export function envelope(
-  row: Pick<ClaimedRow, 'event_id' | 'event' | 'occurred_at' | 'workspace_id' | 'data'>,
-): string {
-  return (
-    `{"id":${JSON.stringify(row.event_id)},"version":"v1","event":${JSON.stringify(row.event)},` +
-    `"occurred_at":${JSON.stringify(row.occurred_at)},"workspace_id":${JSON.stringify(row.workspace_id)},` +
-    `"data":${row.data}}`
-  );
 }
 
 @Injectable()
@@ -232,26 +216,8 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
     return found;
   }
 
-  private async attempt(row: ClaimedRow): Promise<AttemptOutcome> {
-    let target;
-    const started = Date.now();
-    try {
-      target = await checkTarget(row.url, this.resolver);
-    } catch (err) {
-      const timedOut = err instanceof ResolveTimeoutError;
-      return {
-        ok: false,
-        statusCode: null,
-        error: err instanceof UnsafeTargetError || timedOut ? err.message : 'target check failed',
-        errorClass: timedOut ? 'timeout' : 'blocked_target',
-        durationMs: Date.now() - started,
-        excerpt: null,
-      };
-    }
-    const body = envelope(row);
-    const { secret, key } = this.secretFor(row);
-    const headers = signedHeaders(secret, row.event_id, row.event, body, new Date(), key);
-    return this.http.post(target, headers, body);
+  private attempt(row: ClaimedRow): Promise<AttemptOutcome> {
+    return attemptDelivery(row, this.secretFor(row), this.http, this.resolver);
   }
 
   private scheduleFlush(): void {

@@ -119,6 +119,35 @@ export class WebhooksController {
     return { data: await this.webhooks.rotateSecret(t.workspaceId, id) };
   }
 
+  @Post(':id/test')
+  @HttpCode(200)
+  @IDEMPOTENCY_HEADER
+  @ApiOperation({
+    operationId: 'v1.webhook_endpoints.test',
+    summary: 'Send one signed `webhook.test` delivery to the endpoint now and answer with its outcome',
+    description:
+      "The delivery carries event `webhook.test` with data `{endpoint_id}`, signed like every delivery (`X-Service-Signature` and Standard Webhooks headers) and sent through the same target checks (public addresses only, no redirects, 10 s, 64 KiB). It is made whatever the endpoint's event families and status, is attempted once (no retries), and is listed with the endpoint's deliveries. It never changes `consecutive_failures` and never disables or re-enables the endpoint. The answer is 200 whether the receiver accepted it or not: read `status` (`succeeded` or `failed`), `last_status_code` and `last_error`.",
+  })
+  @ApiDataResponse(WebhookDeliveryResponseDto, 200, 'The attempt was made; its outcome is in the delivery', {
+    id: 512,
+    event_id: '0b6f1c8e-2a47-4c1e-9d7a-3f5e8b2c6d10',
+    event: 'webhook.test',
+    status: 'failed',
+    attempts: 1,
+    last_attempt_at: '2026-11-24T10:15:02.431Z',
+    next_attempt_at: null,
+    last_status_code: 500,
+    last_error: 'HTTP 500',
+    last_error_class: 'http_status',
+    last_duration_ms: 38,
+    last_response_excerpt: 'internal error',
+    created_at: '2026-11-24T10:15:02.440Z',
+  })
+  @ApiErrorResponses(404)
+  async test(@Tenant() t: WorkspaceTenant, @Param('id', IntIdPipe) id: number) {
+    return { data: await this.webhooks.test(t.workspaceId, id) };
+  }
+
   @Get(':id/deliveries')
   @ApiOperation({
     operationId: 'v1.webhook_endpoints.deliveries.index',

@@ -8,6 +8,7 @@ import { EventRetentionService } from './event-retention.service.js';
 import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
 import { WebhookDeliveryWorker } from './webhook-delivery.worker.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
+import { WebhookTester } from './webhook-tester.js';
 import { WebhooksController } from './webhooks.controller.js';
 import { WebhookDeliveriesRepository, WebhookEndpointsRepository } from './webhooks.repository.js';
 import { WebhooksService } from './webhooks.service.js';
@@ -25,6 +26,7 @@ import { WebhooksService } from './webhooks.service.js';
     WebhookDeliveriesRepository,
     WebhookDeliveryRepository,
     EventRetentionService,
+    WebhookTester,
     ...workerProviders(WebhookDeliveryWorker, WebhookDispatcher),
   ],
   exports: [WebhooksService],

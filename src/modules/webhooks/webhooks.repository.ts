@@ -6,6 +6,8 @@ import { WebhookDelivery } from './entities/webhook-delivery.entity.js';
 import { WebhookEndpoint } from './entities/webhook-endpoint.entity.js';
 import { paginate, type Page, type PageQueryDto } from '../../common/http/pagination.js';
 import type { EntityManager } from 'typeorm';
+import { rowsOf } from '../../database/query-rows.js';
+import type { AttemptOutcome } from './webhook-http.js';
 
 @Injectable()
 export class WebhookEndpointsRepository extends TenantRepository<WebhookEndpoint> {
@@ -32,6 +34,52 @@ export class WebhookEndpointsRepository extends TenantRepository<WebhookEndpoint
 export class WebhookDeliveriesRepository extends TenantRepository<WebhookDelivery> {
   constructor(@InjectRepository(WebhookDelivery) repo: Repository<WebhookDelivery>) {
     super(repo);
+  }
+
+  /**
+   * Records a finished test delivery (`webhook.test`) and its event, already dispatched (no other
+   * endpoint receives it, no worker attempts it). The endpoint's failure counter is not touched.
+   */
+  async insertTestDelivery(
+    workspaceId: string,
+    d: {
+      endpointId: number;
+      eventId: string;
+      data: string;
+      occurredAt: string;
+      outcome: AttemptOutcome;
+      at: Date;
+    },
+    manager: EntityManager,
+  ): Promise<number> {
+    await manager.query(
+      `INSERT INTO events (id, workspace_id, type, data, occurred_at, dispatched_at)
+       VALUES ($2, $1, 'webhook.test', $3::json, $4, now())`,
+      [workspaceId, d.eventId, d.data, d.occurredAt],
+    );
+    const o = d.outcome;
+    const [row] = rowsOf<{ id: number }>(
+      await manager.query(
+        `INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, event, status, attempts,
+           last_attempt_at, next_attempt_at, last_status_code, last_error, last_error_class, last_duration_ms,
+           last_response_excerpt)
+         VALUES ($1, $2, $3, 'webhook.test', $4, 1, $5, NULL, $6, $7, $8, $9, $10)
+         RETURNING id`,
+        [
+          workspaceId,
+          d.endpointId,
+          d.eventId,
+          o.ok ? 'succeeded' : 'failed',
+          d.at,
+          o.statusCode,
+          o.error,
+          o.errorClass,
+          o.durationMs,
+          o.excerpt,
+        ],
+      ),
+    );
+    return Number(row.id);
   }
 
   /** A page of one endpoint's deliveries. */

@@ -5,14 +5,15 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { seal } from '../../common/crypto/crypto.js';
+import { randomUUID } from 'node:crypto';
+import { seal, unseal } from '../../common/crypto/crypto.js';
 import { webhookSecretAt } from '../../common/crypto/sealed-columns.js';
 import { ApiError } from '../../common/http/api-error.js';
 import type { Page, PageQueryDto } from '../../common/http/pagination.js';
 import { WebhookDelivery } from './entities/webhook-delivery.entity.js';
 import { WebhookEndpoint } from './entities/webhook-endpoint.entity.js';
 import type { CreateWebhookEndpointDto, UpdateWebhookEndpointDto } from './dto/webhook-endpoint.dto.js';
-import { generateSecret } from './signing.js';
+import { generateSecret, standardKey } from './signing.js';
 import {
   checkTarget,
   ResolveTimeoutError,
@@ -21,6 +22,7 @@ import {
   UnsafeTargetError,
 } from './target-guard.js';
 import { WebhookDeliveryWorker } from './webhook-delivery.worker.js';
+import { WebhookTester } from './webhook-tester.js';
 import { WebhookDeliveriesRepository, WebhookEndpointsRepository } from './webhooks.repository.js';
 import {
   toDeliveryView,
@@ -38,6 +40,7 @@ export class WebhooksService {
     private readonly endpoints: WebhookEndpointsRepository,
     private readonly deliveries: WebhookDeliveriesRepository,
     @InjectDataSource() private readonly db: DataSource,
+    private readonly tester: WebhookTester,
     @Optional() private readonly worker?: WebhookDeliveryWorker,
   ) {}
 
@@ -162,5 +165,38 @@ export class WebhooksService {
     this.worker?.wake();
     const fresh = await this.deliveries.findOne(workspaceId, { id: deliveryId, endpointId });
     return toDeliveryView(fresh!);
+  }
+
+  /**
+   * One signed delivery of `webhook.test` `{endpoint_id}` to the endpoint right away, whatever its
+   * event families and status, through the same checks and client as normal deliveries. The attempt
+   * is recorded as a finished delivery (no retries) and never counts toward disabling the endpoint.
+   */
+  async test(workspaceId: string, endpointId: number): Promise<WebhookDeliveryView> {
+    const endpoint = await this.find(workspaceId, endpointId);
+    const secret = unseal(endpoint.secretSealed, webhookSecretAt(endpoint.id));
+    const eventId = randomUUID();
+    const occurredAt = new Date().toISOString();
+    const data = JSON.stringify({ endpoint_id: endpoint.id });
+    const outcome = await this.tester.attempt(
+      {
+        url: endpoint.url,
+        event_id: eventId,
+        event: 'webhook.test',
+        occurred_at: occurredAt,
+        workspace_id: workspaceId,
+        data,
+      },
+      { secret, key: standardKey(secret) },
+    );
+    const id = await this.db.transaction((m) =>
+      this.deliveries.insertTestDelivery(
+        workspaceId,
+        { endpointId: endpoint.id, eventId, data, occurredAt, outcome, at: new Date() },
+        m,
+      ),
+    );
+    const recorded = await this.deliveries.findOne(workspaceId, { id, endpointId });
+    return toDeliveryView(recorded!);
   }
 }

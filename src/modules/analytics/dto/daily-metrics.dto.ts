@@ -48,6 +48,7 @@ export interface DailyMetricView {
   replied: number;
   auto_replied: number;
   bounced: number;
+  complained: number;
   unsubscribed: number;
   enrolled: number;
   completed: number;
@@ -60,6 +61,11 @@ export class DailyMetricResponseDto implements DailyMetricView {
   @ApiProperty({ description: 'Replies received (auto-replies excluded)' }) replied: number;
   @ApiProperty({ description: 'Auto-replies (out of office and similar)' }) auto_replied: number;
   @ApiProperty({ description: 'Hard bounces' }) bounced: number;
+  @ApiProperty({
+    description:
+      'Spam complaints (RFC 5965 feedback reports matched to a sent message), on the campaign of that message; a second report of the same address is not counted',
+  })
+  complained: number;
   @ApiProperty({ description: 'Unsubscribes, on the campaign of the message they came from' })
   unsubscribed: number;
   @ApiProperty({ description: 'Contacts enrolled' }) enrolled: number;

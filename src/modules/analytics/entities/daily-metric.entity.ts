@@ -14,6 +14,7 @@ export class DailyMetric {
   @Column({ type: 'integer', default: 0 }) replied: number;
   @Column({ type: 'integer', default: 0 }) autoReplied: number;
   @Column({ type: 'integer', default: 0 }) bounced: number;
+  @Column({ type: 'integer', default: 0 }) complained: number;
   @Column({ type: 'integer', default: 0 }) unsubscribed: number;
   @Column({ type: 'integer', default: 0 }) enrolled: number;
   @Column({ type: 'integer', default: 0 }) completed: number;

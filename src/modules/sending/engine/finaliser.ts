@@ -178,6 +178,7 @@ function sentMessage(p: Prepared, sentAt: Date, createdAt: Date): Message {
     stepPosition: p.stepPosition,
     error: null,
     smtpStartedAt: null,
+    idempotencyKey: null,
     createdAt,
   });
 }

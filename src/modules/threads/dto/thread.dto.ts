@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsUUID } from 'class-validator';
+import { IsIn, IsOptional, IsUUID } from 'class-validator';
 import { PageQueryDto } from '../../../common/http/pagination.js';
 import { QueryIdFilter } from '../../sequences/dto/text-rules.js';
 import type { ThreadView } from '../thread.view.js';
@@ -16,6 +16,15 @@ export class ListThreadsQueryDto extends PageQueryDto {
   @IsOptional()
   @IsUUID('all', { message: 'inbox_id must be a UUID' })
   inbox_id?: string;
+
+  @ApiPropertyOptional({
+    enum: ['true', 'false'],
+    description:
+      '`true`: only threads in which the contact replied (auto-replies and bounces do not count); `false`: only threads without a reply',
+  })
+  @IsOptional()
+  @IsIn(['true', 'false'], { message: 'has_reply must be true or false' })
+  has_reply?: 'true' | 'false';
 }
 
 export class ThreadResponseDto implements ThreadView {
@@ -34,7 +43,12 @@ export class MessageResponseDto implements MessageView {
   @ApiProperty() id: number;
   @ApiProperty() thread_id: number;
   @ApiProperty({ enum: ['outbound', 'inbound'] }) direction: MessageView['direction'];
-  @ApiProperty({ enum: ['email', 'reply', 'auto_reply', 'bounce'] }) kind: MessageView['kind'];
+  @ApiProperty({
+    enum: ['email', 'manual', 'reply', 'auto_reply', 'bounce', 'complaint'],
+    description:
+      'Outbound: `email` (a sequence step) or `manual` (sent with `POST /threads/{id}/messages`). Inbound: `reply`, `auto_reply`, `bounce` (delivery-status report) or `complaint` (RFC 5965 feedback report)',
+  })
+  kind: MessageView['kind'];
   @ApiProperty() from: string;
   @ApiProperty() to: string;
   @ApiProperty({ type: String, nullable: true }) subject: string | null;

@@ -2,7 +2,11 @@ import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { CreatedAt, Timestamp } from '../../../database/columns.js';
 
 export type MessageDirection = 'outbound' | 'inbound';
-export type MessageKind = 'email' | 'reply' | 'auto_reply' | 'bounce';
+/**
+ * `email`: a sequence step; `manual`: sent from the API (`POST /threads/{id}/messages`); inbound:
+ * `reply`, `auto_reply`, `bounce` (a delivery-status report), `complaint` (an RFC 5965 feedback report).
+ */
+export type MessageKind = 'email' | 'manual' | 'reply' | 'auto_reply' | 'bounce' | 'complaint';
 /**
  * `sending` is internal: recorded before SMTP, finalised after. `smtpStartedAt` tells whether its SMTP
  * conversation had begun (a crash then leaves it in doubt, for review) or not (it is sent again).
@@ -13,6 +17,10 @@ export type MessageStatus = 'sending' | 'sent' | 'failed' | 'received';
 @Index(['workspaceId', 'createdAt', 'id'])
 @Index(['threadId', 'createdAt', 'id'])
 @Index(['enrollmentId', 'stepPosition'], { unique: true, where: "direction = 'outbound'" })
+@Index('idx_messages_idempotency_key', ['workspaceId', 'idempotencyKey'], {
+  unique: true,
+  where: 'idempotency_key IS NOT NULL',
+})
 export class Message {
   @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: number;
   @Column({ type: 'uuid' }) workspaceId: string;
@@ -36,5 +44,7 @@ export class Message {
   @Column({ type: 'text', nullable: true }) error: string | null;
   /** Internal: set just before the message's SMTP conversation began. */
   @Timestamp() smtpStartedAt: Date | null;
+  /** Internal: the Idempotency-Key of a manual reply, so a retry never sends it twice. */
+  @Column({ type: 'text', nullable: true }) idempotencyKey: string | null;
   @CreatedAt() createdAt: Date;
 }

@@ -5,6 +5,8 @@ import { CreatedAt, Timestamp } from '../../../database/columns.js';
 @Index(['workspaceId', 'createdAt', 'id'])
 @Index('idx_threads_campaign', ['workspaceId', 'campaignId', 'createdAt', 'id'])
 @Index('idx_threads_inbox', ['workspaceId', 'inboxId', 'createdAt', 'id'])
+@Index('idx_threads_replied', ['workspaceId', 'createdAt', 'id'], { where: 'replied_at IS NOT NULL' })
+@Index('idx_threads_not_replied', ['workspaceId', 'createdAt', 'id'], { where: 'replied_at IS NULL' })
 export class Thread {
   @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: number;
   @Column({ type: 'uuid' }) workspaceId: string;
@@ -15,5 +17,7 @@ export class Thread {
   @Column({ type: 'text' }) subject: string;
   @Column({ type: 'integer', default: 0 }) messageCount: number;
   @Timestamp() lastMessageAt: Date | null;
+  /** Internal: when the contact first replied in this thread (the `has_reply` filter). */
+  @Timestamp() repliedAt: Date | null;
   @CreatedAt() createdAt: Date;
 }

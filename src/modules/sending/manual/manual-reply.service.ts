@@ -1,0 +1,293 @@
+/**
+ * A reply written by a person, sent from the API (`POST /threads/{id}/messages`) in an existing
+ * thread: from the thread's inbox to its contact, `In-Reply-To` the latest message of the
+ * conversation and `References` the chain, with the same unsubscribe headers as campaign steps.
+ *
+ * At most once, like the engine (docs/conversations.md):
+ * 1. One transaction: the thread locked; contact sendable (else 422), inbox `active` (else 409); one
+ *    slot of the inbox's and its domain's daily limits taken with the engine's conditional write
+ *    (capacity.repository.ts), so campaign sends and manual replies together never pass a limit
+ *    (else 409); the message recorded `sending`, its SMTP conversation marked as begun, with the
+ *    request's Idempotency-Key. Committed before SMTP.
+ * 2. SMTP through the inbox's pooled transport, within MANUAL_SEND_DEADLINE_MS.
+ * 3. The outcome, classified by the engine's smtp-outcome.ts:
+ *    - accepted: `sent`, counted in the thread, `message.sent` → 201;
+ *    - refused for good (5xx to RCPT TO or to the end of DATA): a hard bounce (suppressed `bounced`,
+ *      `email.bounced`, the thread's enrollment stopped), the message `failed` → 422 `contact_id`;
+ *    - handed over without a final reply: never resent, the message `failed` with `error`
+ *      "outcome unknown: …" → 202 with the message;
+ *    - not sent (refused before the message could have been accepted): the record and the capacity
+ *      slot are given back → 503 `service_unavailable` (not stored for the Idempotency-Key: a retry
+ *      with the same key sends it).
+ * A process that dies after step 1 leaves the message `sending`; a retry with the same
+ * Idempotency-Key finds it and turns it into `failed`, outcome unknown (202), instead of sending again.
+ */
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import { ApiError } from '../../../common/http/api-error.js';
+import { logger } from '../../../common/logging/logger.js';
+import { appConfig } from '../../../config/app-config.js';
+import { recordHardBounce } from '../../enrollments/enrollment-effects.js';
+import { recordEvent } from '../../events/outbox.js';
+import { openSettings } from '../../inboxes/inbox-credentials.js';
+import type { Message } from '../../threads/entities/message.entity.js';
+import { toMessageView, type MessageView } from '../../threads/message.view.js';
+import { signUnsubscribeToken } from '../../unsubscribe/unsubscribe-token.js';
+import { CapacityRepository } from '../engine/capacity.repository.js';
+import { newMessageId, replySubject, unsubscribeHeaders, unsubscribeUrl } from '../engine/compose.js';
+import { SendRepository } from '../engine/send.repository.js';
+import { classifySmtpFailure, type SmtpError, type SmtpFailure } from '../engine/smtp-outcome.js';
+import { SmtpSendError, SmtpTransportPool, sendWithin } from '../smtp-transport.pool.js';
+import type { ManualReplyDto } from './dto/manual-reply.dto.js';
+import { ManualReplyRepository, type ReplyContext } from './manual-reply.repository.js';
+
+/** The longest one manual reply's SMTP conversation may take (the request waits for it). */
+export const MANUAL_SEND_DEADLINE_MS = 60_000;
+
+/** The answer: 201 once SMTP accepted it, 202 when its outcome is unknown. */
+export interface ManualReplyResult {
+  status: 201 | 202;
+  message: MessageView;
+}
+
+/** What was recorded before SMTP. */
+interface Recorded {
+  id: number;
+  ctx: ReplyContext;
+  day: string;
+  mail: {
+    from: { name: string; address: string };
+    to: string;
+    subject: string;
+    text: string;
+    messageId: string;
+    inReplyTo?: string;
+    references?: string[];
+    headers: Record<string, string>;
+  };
+}
+
+const unknownNote = (what: string): string =>
+  `outcome unknown: the reply ${what}; it will not be resent. Check with the recipient before writing again.`;
+
+const hardBounceError = (what: string): ApiError =>
+  ApiError.validation(
+    'contact_id',
+    `The recipient's mail server refused the address for good (${what.slice(0, 200)}); the reply is recorded as failed and the address is now suppressed (bounced)`,
+  );
+
+@Injectable()
+export class ManualReplyService {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly replies: ManualReplyRepository,
+    private readonly capacity: CapacityRepository,
+    private readonly sends: SendRepository,
+    private readonly transports: SmtpTransportPool,
+  ) {}
+
+  async reply(
+    workspaceId: string,
+    threadId: number,
+    input: ManualReplyDto,
+    idempotencyKey: string | null,
+  ): Promise<ManualReplyResult> {
+    if (idempotencyKey !== null) {
+      const earlier = await this.earlier(workspaceId, threadId, idempotencyKey);
+      if (earlier) return earlier;
+    }
+    const recorded = await this.ds.transaction((m) =>
+      this.record(m, workspaceId, threadId, input, idempotencyKey),
+    );
+    const { ctx } = recorded;
+    let info: { accepted?: unknown[]; rejected?: unknown[] };
+    try {
+      const transport = this.transports.get(ctx.inbox.id, ctx.inbox.smtpSealed, () =>
+        openSettings(ctx.inbox.smtpSealed, ctx.inbox.id, 'smtp'),
+      );
+      ({ info } = await sendWithin(transport, recorded.mail, MANUAL_SEND_DEADLINE_MS));
+    } catch (err) {
+      return this.failed(workspaceId, recorded, err);
+    }
+    if (Array.isArray(info.rejected) && info.rejected.length > 0 && (info.accepted ?? []).length === 0) {
+      const refused = {
+        code: 'EENVELOPE',
+        command: 'RCPT TO',
+        responseCode: 550,
+        message: 'recipient rejected',
+      };
+      return this.failed(workspaceId, recorded, refused);
+    }
+    const message = await this.ds.transaction(async (m) => {
+      await this.replies.markSent(workspaceId, recorded.id, new Date(), m);
+      const sent = await this.replies.findMessage(workspaceId, recorded.id, m);
+      await recordEvent(m, {
+        workspaceId,
+        type: 'message.sent',
+        data: {
+          message: toMessageView(sent),
+          enrollment_id: ctx.enrollmentId,
+          campaign_id: ctx.campaignId,
+          contact_id: ctx.contactId,
+        },
+      });
+      return sent;
+    });
+    return { status: 201, message: toMessageView(message) };
+  }
+
+  /** A reply recorded earlier with this Idempotency-Key (its first request died or its record expired). */
+  private async earlier(
+    workspaceId: string,
+    threadId: number,
+    key: string,
+  ): Promise<ManualReplyResult | null> {
+    return this.ds.transaction(async (m) => {
+      let found: Message | null = await this.replies.findByIdempotencyKey(workspaceId, key, m);
+      if (!found) return null;
+      if (found.threadId !== threadId) {
+        throw new ApiError(
+          422,
+          'idempotency_key_reused',
+          'This Idempotency-Key was used for a reply in another thread',
+          'Idempotency-Key',
+        );
+      }
+      if (found.status === 'sending') {
+        // Its request ended without resolving it (the key was free again): in doubt, never resent.
+        await this.sends.markFailed(
+          workspaceId,
+          found.id,
+          unknownNote('was interrupted before its outcome was known'),
+          m,
+        );
+        found = await this.replies.findMessage(workspaceId, found.id, m);
+      }
+      if (found.error?.startsWith('hard bounce')) throw hardBounceError(found.error);
+      return { status: found.status === 'sent' ? 201 : 202, message: toMessageView(found) };
+    });
+  }
+
+  /** Step 1: checks, capacity and the `sending` record, in the caller's transaction. */
+  private async record(
+    m: EntityManager,
+    workspaceId: string,
+    threadId: number,
+    input: ManualReplyDto,
+    idempotencyKey: string | null,
+  ): Promise<Recorded> {
+    const ctx = await this.replies.lockThread(workspaceId, threadId, m);
+    if (!ctx) throw ApiError.notFound('Thread');
+    if (!ctx.contact) throw ApiError.validation('contact_id', "The thread's contact no longer exists");
+    if (ctx.contact.suppressionReason !== null) {
+      throw ApiError.validation(
+        'contact_id',
+        `The thread's contact is on the suppression list (${ctx.contact.suppressionReason}); nothing was sent`,
+      );
+    }
+    const { inbox } = ctx;
+    if (inbox.status !== 'active') {
+      throw ApiError.conflict(`The thread's inbox is ${inbox.status}, not active; nothing was sent`);
+    }
+    const day = await this.replies.utcToday(workspaceId, m);
+    const slot = await this.capacity.takeInboxAndDomain(
+      workspaceId,
+      inbox.id,
+      inbox.domain.toLowerCase(),
+      ctx.config.domain_daily_send_limit,
+      m,
+    );
+    if (!slot) {
+      throw ApiError.conflict(
+        "The thread's inbox (or its sending domain) has reached its daily limit; nothing was sent. Try again after 00:00 UTC",
+      );
+    }
+    const chain = await this.replies.chain(workspaceId, threadId, m);
+    const own = input.subject?.replace(/[\r\n]+/g, ' ').trim();
+    const subject = own ? own : replySubject(ctx.subject.replace(/[\r\n]+/g, ' '));
+    const token = signUnsubscribeToken({
+      workspaceId,
+      contactId: ctx.contactId,
+      campaignId: ctx.campaignId ?? 0,
+      enrollmentId: ctx.enrollmentId ?? 0,
+    });
+    const inReplyTo = chain.length ? chain[chain.length - 1] : undefined;
+    const mail: Recorded['mail'] = {
+      from: { name: inbox.displayName ?? '', address: inbox.email },
+      to: ctx.contact.email,
+      subject,
+      text: input.body,
+      messageId: newMessageId(inbox.domain),
+      ...(inReplyTo ? { inReplyTo, references: chain } : {}),
+      headers: unsubscribeHeaders(unsubscribeUrl(appConfig().publicUrl, token)),
+    };
+    const id = await this.replies.insertSending(
+      workspaceId,
+      {
+        threadId,
+        enrollmentId: ctx.enrollmentId,
+        from: inbox.email,
+        to: mail.to,
+        subject,
+        body: mail.text,
+        messageId: mail.messageId,
+        inReplyTo: inReplyTo ?? null,
+        idempotencyKey,
+      },
+      m,
+    );
+    return { id, ctx, day, mail };
+  }
+
+  /** Step 3 for a send SMTP did not accept. */
+  private async failed(workspaceId: string, r: Recorded, err: unknown): Promise<ManualReplyResult> {
+    const smtpError = ((err instanceof SmtpSendError ? err.smtpError : err) ?? {}) as SmtpError;
+    const handedOver = err instanceof SmtpSendError ? err.trace.handedOver() : false;
+    const failure: SmtpFailure = classifySmtpFailure(smtpError, handedOver);
+    const { ctx } = r;
+    logger.warn(
+      { inboxId: ctx.inbox.id, messageId: r.id, reason: failure.reason, outcome: failure.kind },
+      'manual reply: SMTP failure',
+    );
+    if (failure.kind === 'bounced') {
+      await this.ds.transaction(async (m) => {
+        await recordHardBounce(m, {
+          workspaceId,
+          contactId: ctx.contactId,
+          email: r.mail.to,
+          enrollmentId: ctx.enrollmentId,
+          campaignId: ctx.campaignId,
+          statusCode:
+            /\b([245]\.\d{1,3}\.\d{1,3})\b/.exec(smtpError.response ?? '')?.[1] ??
+            String(failure.responseCode),
+          diagnostic: smtpError.response ?? smtpError.message ?? null,
+        });
+        await this.sends.markFailed(workspaceId, r.id, `hard bounce: ${failure.reason}`, m);
+      });
+      throw hardBounceError(String(failure.responseCode));
+    }
+    if (failure.kind === 'unknown') {
+      const message = await this.ds.transaction(async (m) => {
+        await this.sends.noteInboxFailure(workspaceId, ctx.inbox.id, failure.reason, false, m);
+        const note = unknownNote(`was handed to the SMTP server but no final reply came (${failure.reason})`);
+        await this.sends.markFailed(workspaceId, r.id, note, m);
+        return this.replies.findMessage(workspaceId, r.id, m);
+      });
+      return { status: 202, message: toMessageView(message) };
+    }
+    await this.ds.transaction(async (m) => {
+      await this.sends.noteInboxFailure(workspaceId, ctx.inbox.id, failure.reason, failure.inboxError, m);
+      await this.replies.dropSending(workspaceId, r.id, m);
+      await this.capacity.giveBackInboxCount(workspaceId, ctx.inbox.id, r.day, 1, m);
+      await this.capacity.addToCounter(workspaceId, 'domain', ctx.inbox.domain.toLowerCase(), r.day, -1, m);
+    });
+    throw new ApiError(
+      503,
+      'service_unavailable',
+      "The inbox's SMTP server did not accept the reply; nothing was sent. Try again later (the same Idempotency-Key may be reused)",
+      undefined,
+      { 'Retry-After': '60' },
+    );
+  }
+}
