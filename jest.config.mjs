@@ -13,4 +13,5 @@ export default {
   globalTeardown: '<rootDir>/test/global-teardown.ts',
   testTimeout: 60000,
   maxWorkers: 1,
+  testSequencer: '<rootDir>/test/sequencer.mjs',
 };

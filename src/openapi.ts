@@ -1,6 +1,38 @@
-/** OpenAPI 3.1 generated from the routes; served at /api/v1/openapi.json with Swagger UI at /docs. */
+/**
+ * OpenAPI 3.1 generated from the routes and DTOs, with the rules every route shares applied once
+ * (src/openapi/conventions.ts); served at /api/v1/openapi.json with Swagger UI at /docs, committed as
+ * openapi.json (test/openapi.e2e-spec.ts keeps the two equal).
+ */
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { applyConventions, type TagInfo } from './openapi/conventions.js';
+
+/** The document's tags, in reading order: what each group of operations is for. */
+export const TAGS: TagInfo[] = [
+  { name: 'me', description: 'The key in use: its tier, scopes, tenant and rate limit.' },
+  {
+    name: 'provisioning',
+    description: 'Agency keys (svc_pk_…): client workspaces, their configuration, keys and seed data.',
+  },
+  {
+    name: 'contacts',
+    description: 'People to reach, keyed by normalised email, with custom fields and stage.',
+  },
+  { name: 'suppressions', description: 'Addresses and domains that are never sent to.' },
+  { name: 'sequences', description: 'Multi-step email templates (Liquid), drafted then published.' },
+  { name: 'campaigns', description: 'A published sequence sent from connected inboxes on a schedule.' },
+  { name: 'enrollments', description: 'A contact in a campaign: its progress, pause, resume and stop.' },
+  { name: 'inboxes', description: 'Connected sending inboxes (connected with the CLI) and their health.' },
+  { name: 'threads', description: 'Conversations: every message sent and received, and manual replies.' },
+  { name: 'analytics', description: 'Daily counters per campaign.' },
+  { name: 'imports', description: 'Bulk contact imports (CSV or JSON), processed in the background.' },
+  {
+    name: 'webhooks',
+    description: 'Signed event deliveries to your endpoints, with retries, redelivery and test deliveries.',
+  },
+  { name: 'inbound', description: 'Raw mail handed over by an MTA pipe (replies, bounces, complaints).' },
+  { name: 'unsubscribe', description: 'The public pages behind List-Unsubscribe links (RFC 8058).' },
+];
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -8,27 +40,46 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setTitle('Outreach Sequencing Service API')
     .setDescription(
       'Multi-tenant email outreach: contacts, sequences, campaigns, enrollments, inboxes, threads, analytics, ' +
-        'imports, signed webhooks and agency provisioning. Errors use {"error": {"type", "message", "field"?}}.',
+        'imports, signed webhooks and agency provisioning.\n\n' +
+        'Errors use one envelope, `{"error": {"type", "message", "field"?}}`, with `type` from a closed set. ' +
+        'Ids are 64-bit integers (JSON numbers below 2^53). Lists are cursor-paged, newest first. ' +
+        'Every keyed answer carries `RateLimit` and `RateLimit-Policy`; every answer carries `X-Request-Id`.',
     )
     .setVersion('v1')
     .setLicense('Proprietary', 'https://example.com/license')
-    .addServer('/', 'This service')
-    .addBearerAuth(
-      { type: 'http', scheme: 'bearer', description: 'svc_sk_… (workspace) or svc_pk_… (provisioning)' },
-      'bearer',
-    )
-    .addBearerAuth(
-      {
-        type: 'http',
-        scheme: 'bearer',
-        description: 'The per-inbox inbound secret printed by inbox:connect',
-      },
-      'inboundSecret',
-    )
     .build();
   const doc = SwaggerModule.createDocument(app, config, {
     operationIdFactory: (controller, method) => `${controller}.${method}`,
   });
+  (doc as { servers?: unknown }).servers = [
+    {
+      url: '{scheme}://{host}',
+      description: 'Your installation (PUBLIC_URL)',
+      variables: {
+        scheme: { default: 'http', enum: ['http', 'https'] },
+        host: { default: 'localhost:3000', description: 'Host and port of the API role' },
+      },
+    },
+  ];
+  doc.components = {
+    ...doc.components,
+    securitySchemes: {
+      bearer: {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'opaque API key',
+        description:
+          'An API key: `svc_sk_…` (workspace key) or `svc_pk_…` (provisioning key). The scopes a route needs are ' +
+          'listed in its security requirement.',
+      },
+      inboundSecret: {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'opaque secret',
+        description: 'The per-inbox inbound secret printed by inbox:connect',
+      },
+    },
+  };
   // Routes without an API key (unsubscribe pages, inbound mail with its own secret) say so explicitly.
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const op of Object.values(item as Record<string, { security?: unknown[] }>)) {
@@ -36,6 +87,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       op.security = path.includes('/inbound/') ? [{ inboundSecret: [] }] : [];
     }
   }
+  applyConventions(doc, TAGS);
   return doc;
 }
 

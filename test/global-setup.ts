@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 
 export default async function globalSetup(): Promise<void> {
   const admin = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -25,6 +26,8 @@ export default async function globalSetup(): Promise<void> {
   process.env.PUBLIC_URL = 'http://service.test';
   process.env.LOG_LEVEL = process.env.LOG_LEVEL ?? 'silent';
   process.env.ACCESS_LOG = 'false';
+  // Every in-process exchange of the run, checked against openapi.json by openapi-traffic.e2e-spec.ts.
+  process.env.OPENAPI_TRAFFIC_FILE = `${tmpdir()}/${name}-traffic.jsonl`;
   // Tests that run the service as deployed spawn dist/ (node dist/cli.js, dist/main.js): on a clean
   // clone build it once here. A stale dist/ is rebuilt by those tests themselves (ensureBuilt).
   // (Jest's moduleNameMapper does not apply to this file, hence no import of helpers/dist.ts.)

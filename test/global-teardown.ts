@@ -1,9 +1,11 @@
+import { rmSync } from 'node:fs';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 
 export default async function globalTeardown(): Promise<void> {
   const name = process.env.TEST_DATABASE_NAME;
   if (!name) return;
+  if (process.env.OPENAPI_TRAFFIC_FILE) rmSync(process.env.OPENAPI_TRAFFIC_FILE, { force: true });
   const admin = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const client = new pg.Client({ connectionString: admin });
   await client.connect();

@@ -3,6 +3,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { createHttpApp } from '../../src/app.factory.js';
 import { runMigrations } from '../../src/database/migrate.js';
+import { recordTraffic } from './openapi-traffic.js';
 import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js';
 import {
   OrganizationsService,
@@ -14,7 +15,10 @@ import type { CreateKeyInput } from '../../src/modules/api-keys/api-keys.service
 
 export async function bootApp(): Promise<NestExpressApplication> {
   await runMigrations();
-  return createHttpApp();
+  const app = await createHttpApp();
+  // The run's traffic, for the check against the API document (test/openapi-traffic.e2e-spec.ts).
+  if (process.env.OPENAPI_TRAFFIC_FILE) recordTraffic(app.getHttpServer(), process.env.OPENAPI_TRAFFIC_FILE);
+  return app;
 }
 
 export interface TestTenant {

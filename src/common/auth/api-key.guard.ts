@@ -71,14 +71,22 @@ export class ApiKeyGuard implements CanActivate {
     req.principal = principal;
     if (!ipAllowed(req.ip, principal.allowedIps))
       throw ApiError.forbidden('This key may not be used from this address');
-    if (!requirement) throw ApiError.forbidden('This route is not available to API keys');
-    if (requirement.tier && principal.tier !== requirement.tier) {
-      throw ApiError.forbidden(`This route needs a ${requirement.tier} key`);
-    }
-    const missing = requirement.scopes.filter((s) => !principal.scopes.includes(s));
-    if (missing.length) throw ApiError.forbidden(`This key lacks the scope ${missing.join(', ')}`);
-    const outcome = await this.rateLimits.consume(principal.keyId, principal.rateLimit);
     const res = ctx.switchToHttp().getResponse<Response>();
+    const refusal = !requirement
+      ? 'This route is not available to API keys'
+      : requirement.tier && principal.tier !== requirement.tier
+        ? `This route needs a ${requirement.tier} key`
+        : requirement.scopes.filter((s) => !principal.scopes.includes(s)).length
+          ? `This key lacks the scope ${requirement.scopes.filter((s) => !principal.scopes.includes(s)).join(', ')}`
+          : null;
+    if (refusal) {
+      // Refused before the limiter: the answer carries the key's RateLimit headers (every keyed answer
+      // does) but spends nothing of its budget.
+      const state = await this.rateLimits.peek(principal.keyId, principal.rateLimit);
+      for (const [k, v] of Object.entries(state.headers)) res.setHeader(k, v);
+      throw ApiError.forbidden(refusal);
+    }
+    const outcome = await this.rateLimits.consume(principal.keyId, principal.rateLimit);
     for (const [k, v] of Object.entries(outcome.headers)) res.setHeader(k, v);
     await readApiBody(
       req,

@@ -3,7 +3,7 @@
  * so what is documented is what is enforced.
  */
 import { applyDecorators, createParamDecorator, SetMetadata, type ExecutionContext } from '@nestjs/common';
-import { ApiBearerAuth, ApiResponse } from '@nestjs/swagger';
+import { ApiResponse, ApiSecurity } from '@nestjs/swagger';
 import { ApiError } from '../http/api-error.js';
 import type { ServiceRequest } from '../http/request-context.js';
 import type { OrganizationTenant, Principal, WorkspaceTenant } from './principal.js';
@@ -26,7 +26,9 @@ function authDecorators(requirement: AuthRequirement): MethodDecorator & ClassDe
     : 'Any valid key.';
   return applyDecorators(
     SetMetadata(AUTH_METADATA, requirement),
-    ApiBearerAuth('bearer'),
+    // The scopes in the security requirement: `bearer: [scope, ...]` (OpenAPI 3.1 allows scopes for
+    // any scheme), so generators and gateways see what the route enforces.
+    ApiSecurity('bearer', requirement.scopes),
     ApiResponse({
       status: 401,
       description: 'Missing, malformed, unknown, expired or revoked key',

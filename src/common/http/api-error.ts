@@ -1,21 +1,24 @@
 /** The API's error types (docs/api.md), one class that carries status, type, message and field. */
 import { HttpException } from '@nestjs/common';
 
-export type ErrorType =
-  | 'invalid_request'
-  | 'authentication_failed'
-  | 'forbidden'
-  | 'plan_limit_exceeded'
-  | 'not_found'
-  | 'method_not_allowed'
-  | 'conflict'
-  | 'idempotency_key_in_use'
-  | 'payload_too_large'
-  | 'validation_failed'
-  | 'idempotency_key_reused'
-  | 'rate_limited'
-  | 'internal_error'
-  | 'service_unavailable';
+export const ERROR_TYPES = [
+  'invalid_request',
+  'authentication_failed',
+  'forbidden',
+  'plan_limit_exceeded',
+  'not_found',
+  'method_not_allowed',
+  'conflict',
+  'idempotency_key_in_use',
+  'payload_too_large',
+  'validation_failed',
+  'idempotency_key_reused',
+  'rate_limited',
+  'internal_error',
+  'service_unavailable',
+] as const;
+
+export type ErrorType = (typeof ERROR_TYPES)[number];
 
 export interface ErrorBody {
   error: { type: ErrorType; message: string; field?: string };

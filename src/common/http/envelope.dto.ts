@@ -7,9 +7,10 @@ import {
   ApiResponse,
   getSchemaPath,
 } from '@nestjs/swagger';
+import { ERROR_TYPES } from './api-error.js';
 
 export class ErrorDetailDto {
-  @ApiProperty({ example: 'validation_failed' }) type: string;
+  @ApiProperty({ enum: ERROR_TYPES, example: 'validation_failed' }) type: string;
   @ApiProperty() message: string;
   @ApiPropertyOptional({ description: 'Offending request field, dotted' }) field?: string;
 }

@@ -53,6 +53,24 @@ export class RateLimitService {
     };
   }
 
+  /**
+   * The key's current state as headers, without spending a request: for answers refused before the
+   * limiter (wrong tier, missing scope), which carry the headers but cost nothing. Empty when Redis
+   * is unavailable (the limiter fails open).
+   */
+  async peek(keyId: number, limit: number): Promise<RateLimitOutcome> {
+    if (this.skipUntil !== 0 && Date.now() < this.skipUntil) return { headers: {} };
+    try {
+      const res = await this.limiter(limit).get(String(keyId));
+      if (!res) return { headers: this.headers(limit, limit, WINDOW_SECONDS) };
+      return {
+        headers: this.headers(limit, limit - res.consumedPoints, Math.ceil(res.msBeforeNext / 1000)),
+      };
+    } catch {
+      return { headers: {} };
+    }
+  }
+
   /** Consumes one request for `keyId`; throws 429 (with headers) when over the limit. */
   async consume(keyId: number, limit: number): Promise<RateLimitOutcome> {
     if (this.skipUntil !== 0) {

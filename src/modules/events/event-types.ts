@@ -9,6 +9,9 @@ export const EVENT_FAMILIES = {
 export type EventFamily = keyof typeof EVENT_FAMILIES;
 export type EventType = (typeof EVENT_FAMILIES)[EventFamily][number];
 
+/** Every event a delivery can carry: the families' events and the test event of `POST .../test`. */
+export const DELIVERY_EVENT_TYPES = [...Object.values(EVENT_FAMILIES).flat(), 'webhook.test'] as const;
+
 /** Reserved names with no emitter: opens and clicks are not tracked. */
 export const RESERVED_EVENT_TYPES = ['email.opened', 'email.clicked'] as const;
 

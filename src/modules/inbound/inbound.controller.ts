@@ -10,7 +10,7 @@
  */
 import { Controller, Headers, HttpCode, Param, Post, Req } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { ApiConsumes, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import type { DataSource } from 'typeorm';
 import { Public } from '../../common/auth/auth.decorator.js';
@@ -35,6 +35,19 @@ async function rawMessage(req: Request): Promise<Buffer | null> {
   return readBody(req, INBOUND_LIMIT);
 }
 
+/** What an MTA hands over: a reply to a message the service sent. */
+const RAW_MAIL_EXAMPLE = [
+  'From: Ada Lovelace <ada@example.com>',
+  'To: Sam Sender <sam@acme.test>',
+  'Subject: Re: Hello Ada',
+  'Message-ID: <reply-1@example.com>',
+  'In-Reply-To: <3f2a9c@acme.test>',
+  'Date: Tue, 24 Nov 2026 10:00:00 +0000',
+  '',
+  'Thanks, tell me more.',
+  '',
+].join('\r\n');
+
 @ApiTags('inbound')
 @Controller('inbound')
 @Public()
@@ -47,6 +60,17 @@ export class InboundController {
   @Post(':inbox_id')
   @HttpCode(202)
   @ApiOperation({
+    requestBody: {
+      required: true,
+      description:
+        'The raw message as received (RFC 5322), up to 10 MiB; gzip or deflate Content-Encoding accepted',
+      content: Object.fromEntries(
+        ['message/rfc822', 'application/octet-stream', 'text/plain'].map((type) => [
+          type,
+          { schema: { type: 'string', contentMediaType: 'message/rfc822' }, example: RAW_MAIL_EXAMPLE },
+        ]),
+      ),
+    },
     operationId: 'v1.inbound.receive',
     summary:
       'Deliver one raw RFC 5322 message (replies, auto-replies, DSN bounces, ARF complaints) for an inbox',
@@ -54,8 +78,32 @@ export class InboundController {
       "For MTA pipes. The bearer token is the inbox's inbound secret (from inbox:connect), not an API key.",
   })
   @ApiParam({ name: 'inbox_id', format: 'uuid' })
-  @ApiConsumes('message/rfc822', 'application/octet-stream', 'text/plain')
-  @ApiResponse({ status: 202, description: 'Accepted: recorded, duplicate or ignored (unmatched)' })
+  @ApiResponse({
+    status: 202,
+    description: 'Accepted: recorded, duplicate or ignored (unmatched)',
+    content: {
+      'application/json': {
+        schema: {
+          type: 'object',
+          required: ['data'],
+          properties: {
+            data: {
+              type: 'object',
+              required: ['status'],
+              properties: {
+                status: { type: 'string', enum: ['recorded', 'duplicate', 'ignored'] },
+                kind: { type: 'string', description: 'recorded: reply, auto_reply, bounce or complaint' },
+                classification: { type: 'string', description: 'recorded: how the message was recognised' },
+                message_id: { type: 'integer', format: 'int64', description: 'recorded or duplicate' },
+                reason: { type: 'string', description: 'ignored: why nothing was recorded' },
+              },
+            },
+          },
+        },
+        example: { data: { status: 'recorded', kind: 'reply', classification: 'reply', message_id: 1842 } },
+      },
+    },
+  })
   @ApiResponse({ status: 400, description: 'Empty body', type: ErrorEnvelopeDto })
   @ApiResponse({ status: 401, description: 'Unknown inbox or wrong inbound secret', type: ErrorEnvelopeDto })
   @ApiResponse({ status: 404, description: 'Malformed inbox id', type: ErrorEnvelopeDto })

@@ -4,7 +4,7 @@
  * same). Invalid tokens answer 404. Small HTML, no scripts, no external resources.
  */
 import { Controller, Get, Param, Post, Res } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Public } from '../../common/auth/auth.decorator.js';
 import { UnsubscribeService } from './unsubscribe.service.js';
@@ -26,6 +26,18 @@ function maskEmail(email: string): string {
   return `${local.slice(0, 2)}${'*'.repeat(Math.max(1, local.length - 2))}@${domain ?? ''}`;
 }
 
+/** The pages as the API document shows them (text/html, small, no scripts). */
+const html = (example: string) => ({ 'text/html': { schema: { type: 'string' }, example } });
+const CONFIRM_PAGE = page(
+  'Unsubscribe',
+  '<p>Stop emails to ad***@example.com?</p><form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">Unsubscribe</button></form>',
+);
+const DONE_PAGE = page('Unsubscribed', '<p>ad***@example.com will not receive these emails any more.</p>');
+const NOT_FOUND_PAGE = page(
+  'Link not valid',
+  '<p>This unsubscribe link is not valid. Nothing was changed.</p>',
+);
+
 @ApiTags('unsubscribe')
 @Controller('u')
 @Public()
@@ -35,9 +47,12 @@ export class UnsubscribeController {
   @Get(':token')
   @ApiOperation({ operationId: 'v1.unsubscribe.show', summary: 'Unsubscribe confirmation page (HTML)' })
   @ApiParam({ name: 'token', description: 'Signed token from the List-Unsubscribe link' })
-  @ApiProduces('text/html')
-  @ApiResponse({ status: 200, description: 'Confirmation page with a one-click form' })
-  @ApiResponse({ status: 404, description: 'Unknown or tampered token' })
+  @ApiResponse({
+    status: 200,
+    description: 'Confirmation page with a one-click form',
+    content: html(CONFIRM_PAGE),
+  })
+  @ApiResponse({ status: 404, description: 'Unknown or tampered token', content: html(NOT_FOUND_PAGE) })
   async show(@Param('token') token: string, @Res() res: Response): Promise<void> {
     const claims = verifyUnsubscribeToken(token);
     const email = claims ? await this.unsubscribes.addressOf(claims) : null;
@@ -57,13 +72,30 @@ export class UnsubscribeController {
 
   @Post(':token')
   @ApiOperation({
+    requestBody: {
+      required: false,
+      description:
+        'RFC 8058 one-click: mail clients post `List-Unsubscribe=One-Click`; the page form posts the same',
+      content: {
+        'application/x-www-form-urlencoded': {
+          schema: {
+            type: 'object',
+            properties: { 'List-Unsubscribe': { type: 'string', enum: ['One-Click'] } },
+          },
+          example: { 'List-Unsubscribe': 'One-Click' },
+        },
+      },
+    },
     operationId: 'v1.unsubscribe.confirm',
     summary: 'One-click unsubscribe (RFC 8058): suppresses the address and stops its enrollments',
   })
   @ApiParam({ name: 'token', description: 'Signed token from the List-Unsubscribe link' })
-  @ApiProduces('text/html')
-  @ApiResponse({ status: 200, description: 'Unsubscribed (also when it already was)' })
-  @ApiResponse({ status: 404, description: 'Unknown or tampered token' })
+  @ApiResponse({
+    status: 200,
+    description: 'Unsubscribed (also when it already was)',
+    content: html(DONE_PAGE),
+  })
+  @ApiResponse({ status: 404, description: 'Unknown or tampered token', content: html(NOT_FOUND_PAGE) })
   async confirm(@Param('token') token: string, @Res() res: Response): Promise<void> {
     const claims = verifyUnsubscribeToken(token);
     const result = claims ? await this.unsubscribes.unsubscribe(claims) : null;

@@ -11,15 +11,18 @@ import type { CheckedTarget } from './target-guard.js';
 export const MAX_RESPONSE_BYTES = 64 * 1024;
 export const EXCERPT_CHARS = 200;
 
-export type ErrorClass =
-  | 'http_status'
-  | 'redirect'
-  | 'timeout'
-  | 'oversized_response'
-  | 'connection'
-  | 'tls'
-  | 'blocked_target'
-  | 'internal';
+export const ERROR_CLASSES = [
+  'http_status',
+  'redirect',
+  'timeout',
+  'oversized_response',
+  'connection',
+  'tls',
+  'blocked_target',
+  'internal',
+] as const;
+
+export type ErrorClass = (typeof ERROR_CLASSES)[number];
 
 export interface AttemptOutcome {
   ok: boolean;

@@ -1,8 +1,15 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiSchemaRules, exactlyOneOf } from '../../../common/http/schema-rules.js';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsArray, IsBoolean, IsOptional, IsString } from 'class-validator';
 
 export class ImportContactDto {
-  @ApiPropertyOptional({ example: 'ada@example.com', description: 'Required; trimmed and lower-cased' })
+  @ApiProperty({
+    example: 'ada@example.com',
+    description:
+      'Trimmed and lower-cased. The schema describes a row that is imported: a row without a valid email, or with a ' +
+      'field not listed here, is not imported but counted in error_count and listed in errors (the import itself is ' +
+      'accepted, 202)',
+  })
   email: string;
   @ApiPropertyOptional({ type: String, nullable: true }) first_name?: string | null;
   @ApiPropertyOptional({ type: String, nullable: true }) last_name?: string | null;
@@ -27,6 +34,11 @@ export class ImportContactDto {
  * Exactly one of `contacts` or `csv`. Rows are validated one by one when staged: an invalid row is
  * counted and listed on the import, it never refuses the request.
  */
+/** Exactly one of `contacts` or `csv` (ImportsService answers 422 otherwise). */
+@ApiSchemaRules({
+  ...exactlyOneOf('contacts', 'csv'),
+  example: { contacts: [{ email: 'ada@example.com', first_name: 'Ada', custom_fields: { plan: 'pro' } }] },
+})
 export class CreateImportDto {
   @ApiPropertyOptional({
     type: [ImportContactDto],

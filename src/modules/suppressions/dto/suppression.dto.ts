@@ -1,3 +1,4 @@
+import { ApiSchemaRules, exactlyOneOf } from '../../../common/http/schema-rules.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsOptional, isFQDN, ValidateIf } from 'class-validator';
@@ -16,7 +17,8 @@ export const isValidDomain = (value: unknown): value is string =>
   value.length <= 253 &&
   isFQDN(value, { require_tld: true, allow_underscores: false, allow_trailing_dot: false });
 
-/** Exactly one of `email` or `domain` (checked by the service, which names the field). */
+/** Exactly one of `email` or `domain` (SuppressionsService answers 422 otherwise). */
+@ApiSchemaRules({ ...exactlyOneOf('email', 'domain'), example: { email: 'ada@example.com' } })
 export class CreateSuppressionDto {
   @ApiPropertyOptional({ maxLength: EMAIL_MAX_LENGTH, description: 'An address (trimmed, lower-cased)' })
   @ValidateIf((_, v) => v !== undefined)

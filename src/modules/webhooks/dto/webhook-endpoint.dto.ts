@@ -10,7 +10,8 @@ import {
   MaxLength,
   ValidateIf,
 } from 'class-validator';
-import { EVENT_FAMILIES, type EventFamily } from '../../events/event-types.js';
+import { DELIVERY_EVENT_TYPES, EVENT_FAMILIES, type EventFamily } from '../../events/event-types.js';
+import { ERROR_CLASSES } from '../webhook-http.js';
 import type { WebhookEndpointView } from '../webhook.view.js';
 import type { WebhookDeliveryView } from '../webhook.view.js';
 
@@ -84,7 +85,7 @@ export class WebhookEndpointWithSecretDto extends WebhookEndpointResponseDto {
 export class WebhookDeliveryResponseDto implements WebhookDeliveryView {
   @ApiProperty() id: number;
   @ApiProperty({ format: 'uuid' }) event_id: string;
-  @ApiProperty() event: string;
+  @ApiProperty({ enum: DELIVERY_EVENT_TYPES }) event: string;
   @ApiProperty({ enum: ['pending', 'succeeded', 'failed'] }) status: WebhookDeliveryView['status'];
   @ApiProperty() attempts: number;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) last_attempt_at: string | null;
@@ -93,8 +94,9 @@ export class WebhookDeliveryResponseDto implements WebhookDeliveryView {
   @ApiProperty({ type: String, nullable: true }) last_error: string | null;
   @ApiProperty({
     type: String,
+    enum: ERROR_CLASSES,
     nullable: true,
-    description: 'timeout, redirect, http_status, oversized_response, connection, tls, blocked_target',
+    description: 'What went wrong in the last attempt, null after a success',
   })
   last_error_class: string | null;
   @ApiProperty({ type: Number, nullable: true }) last_duration_ms: number | null;
