@@ -164,7 +164,9 @@ export async function* pages<P extends ListPath>(
       }),
     );
     yield page as Page<P>;
-    cursor = (page as { next_cursor: string | null }).next_cursor;
+    const next = (page as { next_cursor: string | null }).next_cursor;
+    if (next !== null && next === cursor) throw new Error(`${path}: the cursor did not advance`);
+    cursor = next;
   } while (cursor !== null);
 }
 
