@@ -4,7 +4,7 @@
  * SMTP server), errors surface as ApiError with the envelope's type, and the cursor iterators visit
  * every row once.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
@@ -131,6 +131,33 @@ describe('TypeScript SDK', () => {
     // A list under a path parameter: an unknown thread is a 404, raised from the iterator.
     const thread = items(client, '/api/v1/threads/{thread}/messages', { path: { thread: 999_999 } });
     await expect(thread.next()).rejects.toMatchObject({ status: 404, type: 'not_found' });
+  });
+
+  it('builds, and the compiled example runs under plain Node as `npm run sdk:example` does', async () => {
+    const build = spawnSync('npm', ['run', 'sdk:build'], {
+      encoding: 'utf8',
+      env: { ...process.env, NODE_OPTIONS: '' },
+    });
+    expect(build.stdout + build.stderr).toBe('');
+    expect(build.status).toBe(0);
+    const tenant = await createTenant(app);
+    await connectInbox(app.get(DataSource), {
+      workspaceId: tenant.workspaceId,
+      email: 'hello@sdk-example.test',
+      smtp: { host: '127.0.0.1', port: sink.port, secure: false, user: null, password: null },
+    });
+    // Asynchronous: the service answering the example runs in this process.
+    const child = spawn(process.execPath, ['sdk/typescript/dist/examples/quickstart.js'], {
+      env: { ...process.env, NODE_OPTIONS: '', OUTREACH_URL: baseUrl, OUTREACH_KEY: tenant.token },
+    });
+    let out = '';
+    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (out += b.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(out).toMatch(/^campaign \d+ active$/m);
+    expect(out).toContain('listed 5 enrollments in 3 pages');
+    expect(out).toContain('refused: 422 validation_failed (email)');
+    expect(code).toBe(0);
   });
 
   it('raises ApiError with the envelope: status, type, field, message, request id', async () => {
