@@ -18,6 +18,7 @@ const VALID_BODIES: Array<[RegExp, object]> = [
   [/\/seed$/, { config: {} }],
   [/\/stop$/, { reason: 'route table test' }],
   [/\/campaigns\/:campaign\/enrollments$/, { contact_id: 1 }],
+  [/\/threads\/:thread\/messages$/, { body: 'route table test' }],
 ];
 
 const MALFORMED = ['abc', '0', '-1', '1'.repeat(30), '1.5', '%20'];

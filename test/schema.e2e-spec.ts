@@ -30,6 +30,16 @@ describe('schema: entities', () => {
         .sort();
       expect(loaded).toEqual(ENTITIES.map((e) => e.name).sort());
     } finally {
+      // Bull names its blocking connection (CLIENT SETNAME) just after the processor starts; an app
+      // closed within that moment makes bull reject with `undefined`, unhandled (bull/lib/worker.js),
+      // which fails this test at random. Let the queue settle before closing.
+      const { getQueueToken } = await import('@nestjs/bull');
+      const { QueueName } = await import('../src/common/queue/queues.js');
+      const queue = app.get<{ isReady(): Promise<unknown> }>(getQueueToken(QueueName.Imports), {
+        strict: false,
+      });
+      await queue.isReady();
+      await new Promise((resolve) => setTimeout(resolve, 300));
       await app.close();
     }
   });

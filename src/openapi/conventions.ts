@@ -73,7 +73,7 @@ export const HEADERS: Record<string, Json> = {
   },
   'Idempotent-Replayed': {
     description:
-      'Present (true) when the answer is the stored answer of an earlier request with the same key',
+      'Present (true) when the answer, success or refusal, is the stored answer of an earlier request with the same key',
     schema: { type: 'string', enum: ['true'] },
   },
 };
@@ -171,7 +171,8 @@ function applyToOperation(path: string, method: string, op: Operation, requestSc
       headers['RateLimit-Policy'] = HEADER('RateLimit-Policy');
     }
     if (status === '429' || status === '503') headers['Retry-After'] = HEADER('Retry-After');
-    if (idempotent && /^2/.test(status)) headers['Idempotent-Replayed'] = HEADER('Idempotent-Replayed');
+    // Stored answers are replayed with their status, errors included (not 5xx: those are not stored).
+    if (idempotent && !/^5/.test(status)) headers['Idempotent-Replayed'] = HEADER('Idempotent-Replayed');
     response.headers = headers;
     // Error answers without a body schema get the envelope (every error is one).
     if (/^[45]|default/.test(status) && !response.content) response.content = errorContent();

@@ -168,7 +168,8 @@ export function validateTraffic(exchanges: Exchange[], doc: Json): string[] {
     const url = new URL(x.url, 'http://x');
     const path = url.pathname;
     if (OUTSIDE.some((r) => r.test(path))) continue;
-    const method = x.method.toLowerCase();
+    // HEAD is GET without the body (HTTP semantics; Express answers it for every GET route).
+    const method = x.method === 'HEAD' ? 'get' : x.method.toLowerCase();
     const samePath = operations.filter((o) => o.regex.test(path));
     const match = samePath.find((o) => o.method === method);
     const isJson = /json/.test(x.responseHeaders['content-type'] ?? '');
