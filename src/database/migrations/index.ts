@@ -13,6 +13,7 @@ import { SendOutcomes1799000300000 } from './1799000300000-SendOutcomes.js';
 import { RetentionIndexes1799100000000 } from './1799100000000-RetentionIndexes.js';
 import { BigintIds1799200000000 } from './1799200000000-BigintIds.js';
 import { ListFilterIndexes1799300000000 } from './1799300000000-ListFilterIndexes.js';
+import { CampaignFeatures1799500000000 } from './1799500000000-CampaignFeatures.js';
 
 export const MIGRATIONS: Array<new () => object> = [
   Init1795318086464,
@@ -26,4 +27,5 @@ export const MIGRATIONS: Array<new () => object> = [
   RetentionIndexes1799100000000,
   BigintIds1799200000000,
   ListFilterIndexes1799300000000,
+  CampaignFeatures1799500000000,
 ];
