@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AnalyticsController } from './analytics.controller.js';
-import { DailyMetricsRepository } from './analytics.repository.js';
+import { DailyMetricsRepository, StepMetricCountersRepository } from './analytics.repository.js';
 import { AnalyticsService } from './analytics.service.js';
 import { DailyMetric } from './entities/daily-metric.entity.js';
 import { StepMetric } from './entities/step-metric.entity.js';
@@ -10,6 +10,6 @@ import { StepMetric } from './entities/step-metric.entity.js';
 @Module({
   imports: [TypeOrmModule.forFeature([DailyMetric, StepMetric])],
   controllers: [AnalyticsController],
-  providers: [AnalyticsService, DailyMetricsRepository],
+  providers: [AnalyticsService, DailyMetricsRepository, StepMetricCountersRepository],
 })
 export class AnalyticsModule {}
