@@ -75,25 +75,10 @@ export async function recordHardBounce(manager: EntityManager, b: HardBounce): P
   if (b.campaignId !== null) {
     const at = new Date();
     await bumpMetric(manager, b.workspaceId, b.campaignId, 'bounced', 1, at);
-    if (b.messageRowId !== null) {
-      await bumpStepMetric(
-        manager,
-        b.workspaceId,
-        b.campaignId,
-        'bounced',
-        { messageId: b.messageRowId },
-        at,
-      );
-    } else {
-      await bumpStepMetric(
-        manager,
-        b.workspaceId,
-        b.campaignId,
-        'bounced',
-        { enrollmentId: b.enrollmentId ?? 0 },
-        at,
-      );
-    }
+    // Per step and variant: the message that bounced (else the enrollment's last one sent).
+    const to =
+      b.messageRowId !== null ? { messageId: b.messageRowId } : { enrollmentId: b.enrollmentId ?? 0 };
+    await bumpStepMetric(manager, b.workspaceId, b.campaignId, 'bounced', to, at);
   }
   await recordEvent(manager, {
     workspaceId: b.workspaceId,
