@@ -6,6 +6,7 @@
  */
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
+import { bumpStepMetrics } from '../src/modules/analytics/metrics.js';
 import { connectInbox } from '../src/modules/inboxes/inboxes.service.js';
 import { api, bootApp, createTenant, type TestTenant } from './helpers/app.js';
 import { seedContact, seedEnrollment } from './helpers/mail-servers.js';
@@ -235,5 +236,62 @@ describe('campaign features (API)', () => {
     const res = await api(app, t.token).get('/analytics/steps?campaign_id=999999');
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ data: [], next_cursor: null });
+  });
+
+  it('step counters: one statement merges several facts of a row, kept per UTC day', async () => {
+    const campaignId = (await createCampaign({ name: 'Counters' })).body.data.id as number;
+    const at = new Date('2026-11-20T23:59:00Z');
+    const next = new Date('2026-11-21T00:01:00Z');
+    const bump = (variant: string, metric: 'sent' | 'bounced', when = at) => ({
+      workspaceId: t.workspaceId,
+      campaignId,
+      stepPosition: 1,
+      variant,
+      metric,
+      by: 1,
+      at: when,
+    });
+    await db.transaction((m) =>
+      bumpStepMetrics(m, [
+        bump('A', 'sent'),
+        bump('A', 'bounced'),
+        bump('A', 'sent'),
+        bump('B', 'sent'),
+        bump('A', 'sent', next),
+      ]),
+    );
+    await db.transaction((m) => bumpStepMetrics(m, [bump('A', 'sent')]));
+    const rows = (await q(
+      `SELECT to_char(date, 'YYYY-MM-DD') AS date, variant, sent, bounced FROM step_metrics WHERE campaign_id = $1 ORDER BY date, variant`,
+      [campaignId],
+    )) as unknown[];
+    expect(rows).toEqual([
+      { date: '2026-11-20', variant: 'A', sent: 3, bounced: 1 },
+      { date: '2026-11-20', variant: 'B', sent: 1, bounced: 0 },
+      { date: '2026-11-21', variant: 'A', sent: 1, bounced: 0 },
+    ]);
+    const res = await api(app, t.token).get(
+      `/analytics/steps?campaign_id=${campaignId}&from=2026-11-20&to=2026-11-20`,
+    );
+    expect(res.body.data).toEqual([
+      {
+        campaign_id: campaignId,
+        step_position: 1,
+        variant: 'A',
+        sent: 3,
+        replied: 0,
+        bounced: 1,
+        unsubscribed: 0,
+      },
+      {
+        campaign_id: campaignId,
+        step_position: 1,
+        variant: 'B',
+        sent: 1,
+        replied: 0,
+        bounced: 0,
+        unsubscribed: 0,
+      },
+    ]);
   });
 });

@@ -112,17 +112,22 @@ export class StepMetricCountersRepository {
    * rows locked in a fixed order so that two workers' groups cannot deadlock.
    */
   async bumpManyAcrossWorkspaces(bumps: StepMetricBump[], manager: EntityManager): Promise<void> {
-    const merged = new Map<string, StepMetricBump & { day: string }>();
+    // One input row per counter row (a row may not be updated twice by one statement), in key order.
+    type Row = { b: StepMetricBump; day: string; by: Record<StepMetricName, number> };
+    const merged = new Map<string, Row>();
     for (const b of bumps) {
       const day = b.at.toISOString().slice(0, 10);
-      const key = `${b.workspaceId}|${b.campaignId}|${day}|${b.stepPosition}|${b.variant}|${b.metric}`;
-      const cur = merged.get(key);
-      if (cur) cur.by += b.by;
-      else merged.set(key, { ...b, day });
+      const key = `${b.workspaceId}|${b.campaignId}|${day}|${b.stepPosition}|${b.variant}`;
+      let row = merged.get(key);
+      if (!row) {
+        row = { b, day, by: { sent: 0, replied: 0, bounced: 0, unsubscribed: 0 } };
+        merged.set(key, row);
+      }
+      row.by[b.metric] += b.by;
     }
     const list = [...merged.keys()].sort().map((k) => merged.get(k)!);
     if (list.length === 0) return;
-    const of = (metric: StepMetricName) => list.map((b) => (b.metric === metric ? b.by : 0));
+    const of = (metric: StepMetricName) => list.map((r) => r.by[metric]);
     await manager.query(
       `INSERT INTO step_metrics (workspace_id, campaign_id, date, step_position, variant, sent, replied, bounced, unsubscribed)
        SELECT x.w, x.c, x.d, x.p, x.v, x.s, x.r, x.b, x.u
@@ -133,11 +138,11 @@ export class StepMetricCountersRepository {
          sent = step_metrics.sent + EXCLUDED.sent, replied = step_metrics.replied + EXCLUDED.replied,
          bounced = step_metrics.bounced + EXCLUDED.bounced, unsubscribed = step_metrics.unsubscribed + EXCLUDED.unsubscribed`,
       [
-        list.map((b) => b.workspaceId),
-        list.map((b) => b.campaignId),
-        list.map((b) => b.day),
-        list.map((b) => b.stepPosition),
-        list.map((b) => b.variant),
+        list.map((r) => r.b.workspaceId),
+        list.map((r) => r.b.campaignId),
+        list.map((r) => r.day),
+        list.map((r) => r.b.stepPosition),
+        list.map((r) => r.b.variant),
         of('sent'),
         of('replied'),
         of('bounced'),
