@@ -123,3 +123,64 @@ describe('send window in the contact timezone, across DST changes and date lines
     expect(iso(nextWindowOpening(s, new Date('2026-01-10T00:00:00Z')))).toBe('2026-01-14T18:07:00.000Z');
   });
 });
+
+describe('next opening: the jumping walk agrees with a minute-by-minute search', () => {
+  const ZONES = [
+    'UTC',
+    'Pacific/Kiritimati',
+    'America/St_Johns',
+    'Australia/Lord_Howe',
+    'Europe/London',
+    'America/Los_Angeles',
+    'Asia/Kathmandu',
+    'Pacific/Chatham',
+  ];
+  const DAYS: CampaignSchedule['days'] = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
+  // Deterministic pseudo-random cases (a linear congruential generator), around DST changes of 2026.
+  let seed = 20261125;
+  const rand = (n: number): number => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed % n;
+  };
+  const FROMS = [
+    '2026-03-07T20:00:00Z',
+    '2026-03-28T22:00:00Z',
+    '2026-04-04T10:00:00Z',
+    '2026-10-03T12:00:00Z',
+  ];
+  const hhmm = (m: number): string =>
+    `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`;
+
+  it('on 60 random schedules, zones and start points', () => {
+    for (let i = 0; i < 60; i++) {
+      const timezone = ZONES[rand(ZONES.length)];
+      const days = DAYS.filter(() => rand(3) > 0);
+      if (days.length === 0) days.push('wed');
+      const start = rand(1439);
+      const end = Math.min(1440, start + 1 + rand(240));
+      const s: CampaignSchedule = {
+        timezone: 'UTC',
+        days,
+        start_time: hhmm(start),
+        end_time: end === 1440 ? '24:00' : hhmm(end),
+      };
+      const from = new Date(Date.parse(FROMS[rand(FROMS.length)]) + rand(1440) * 60_000 + 17_000);
+      let expected: Date | null = null;
+      if (insideWindow(s, from, timezone)) expected = from;
+      else {
+        for (
+          let t = Math.ceil(from.getTime() / 60_000) * 60_000;
+          t < from.getTime() + 8 * 86_400_000;
+          t += 60_000
+        ) {
+          if (insideWindow(s, new Date(t), timezone)) {
+            expected = new Date(t);
+            break;
+          }
+        }
+      }
+      const got = nextWindowOpening(s, from, { timezone });
+      expect({ i, timezone, s, from, got }).toEqual({ i, timezone, s, from, got: expected });
+    }
+  });
+});
