@@ -90,6 +90,11 @@ describe('campaigns', () => {
       daily_limit: null,
       stop_on_reply: true,
       activated_at: null,
+      // Issue 16 (additive): no scheduled start, the schedule's own zone, stop the replier only, not paused.
+      start_at: null,
+      send_in_contact_timezone: false,
+      stop_on_reply_scope: 'contact',
+      paused_reason: null,
     });
     expect(Object.keys(res.body.data).sort()).toEqual(
       [
@@ -99,10 +104,14 @@ describe('campaigns', () => {
         'id',
         'inbox_ids',
         'name',
+        'paused_reason',
         'schedule',
+        'send_in_contact_timezone',
         'sequence_id',
+        'start_at',
         'status',
         'stop_on_reply',
+        'stop_on_reply_scope',
         'updated_at',
       ].sort(),
     );

@@ -259,4 +259,25 @@ describe('admin CLI', () => {
   it('migrate --json reports what it applied (nothing on a migrated database)', async () => {
     expect(await json('migrate')).toEqual({ applied: [] });
   });
+
+  it('demo --json builds a tenant whose campaign has a start date and whose steps have A/B variants', async () => {
+    const before = Date.now();
+    const out = await json('demo', '--name', `Demo ${before}`);
+    expect(out.variants_per_step).toEqual([2, 2]);
+    const startAt = Date.parse(String(out.campaign_start_at));
+    expect(startAt).toBeGreaterThan(before);
+    const key = String(out.workspace_key);
+    const campaign = await api(app, key).get(`/campaigns/${String(out.campaign_id)}`);
+    expect(campaign.body.data).toMatchObject({
+      status: 'active',
+      start_at: out.campaign_start_at,
+      stop_on_reply_scope: 'domain',
+    });
+    const sequence = await api(app, key).get(`/sequences/${String(out.sequence_id)}`);
+    expect(sequence.body.data.steps.map((s: { variants: unknown[] }) => s.variants.length)).toEqual([1, 1]);
+    const text = await cli('demo', '--name', `Demo text ${before}`);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/variants A\/B/);
+    expect(text.stdout).toMatch(/starts at \d{4}-\d{2}-\d{2}T/);
+  }, 120_000);
 });

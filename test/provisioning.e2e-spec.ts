@@ -17,6 +17,7 @@ const DEFAULT_CONFIG = {
   message_body_retention_days: 365,
   ai_provider: 'none',
   ai_model: null,
+  bounce_rate_pause_percent: 5,
 };
 
 describe('provisioning', () => {
@@ -168,6 +169,11 @@ describe('provisioning', () => {
       [{ ai_model: '' }, 'config.ai_model'],
       [{ ai_model: 'm'.repeat(101) }, 'config.ai_model'],
       [{ ai_model: 5 }, 'config.ai_model'],
+      [{ bounce_rate_pause_percent: -1 }, 'config.bounce_rate_pause_percent'],
+      [{ bounce_rate_pause_percent: 100.5 }, 'config.bounce_rate_pause_percent'],
+      [{ bounce_rate_pause_percent: '5' }, 'config.bounce_rate_pause_percent'],
+      [{ bounce_rate_pause_percent: null }, 'config.bounce_rate_pause_percent'],
+      [{ bounce_rate_pause_percent: true }, 'config.bounce_rate_pause_percent'],
     ];
     const before = await count(t.organizationId);
     for (const [config, field] of cases) {
@@ -200,6 +206,7 @@ describe('provisioning', () => {
         unsubscribe_footer_enabled: false,
         ai_provider: 'mistral',
         ai_model: 'm'.repeat(100),
+        bounce_rate_pause_percent: 2.5,
       },
     });
     expect(high.status).toBe(201);
@@ -209,7 +216,15 @@ describe('provisioning', () => {
       unsubscribe_footer_enabled: false,
       ai_provider: 'mistral',
       ai_model: 'm'.repeat(100),
+      bounce_rate_pause_percent: 2.5,
     });
+    for (const percent of [0, 100]) {
+      const res = await api(app, t.provisioningToken)
+        .post(`${LIST}/${high.body.data.workspace.id}/seed`)
+        .send({ config: { bounce_rate_pause_percent: percent } });
+      expect(res.status).toBe(200);
+      expect(res.body.data.workspace.config.bounce_rate_pause_percent).toBe(percent);
+    }
     for (const provider of ['openai', 'anthropic', 'google', 'mistral', 'none']) {
       const res = await api(app, t.provisioningToken)
         .post(`${LIST}/${low.body.data.workspace.id}/seed`)
@@ -280,6 +295,7 @@ describe('provisioning', () => {
       message_body_retention_days: 30,
       ai_provider: 'openai',
       ai_model: 'gpt-x',
+      bounce_rate_pause_percent: 5,
     });
     const second = await seed({ message_body_retention_days: 30, unsubscribe_footer_enabled: false });
     expect(second.status).toBe(200);

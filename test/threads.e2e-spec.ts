@@ -72,6 +72,7 @@ describe('threads and messages (read routes)', () => {
         status: 'sent',
         sentAt: sent,
         stepPosition: 1,
+        variant: 'B',
       }),
       messages.create({
         workspaceId: tenant.workspaceId,
@@ -151,10 +152,17 @@ describe('threads and messages (read routes)', () => {
       sent_at: s.messages[0].sentAt!.toISOString(),
       received_at: null,
       step_position: 1,
+      variant: 'B',
       error: null,
       created_at: s.messages[0].createdAt.toISOString(),
     });
-    expect(reply).toMatchObject({ direction: 'inbound', kind: 'reply', status: 'received', sent_at: null });
+    expect(reply).toMatchObject({
+      direction: 'inbound',
+      kind: 'reply',
+      status: 'received',
+      sent_at: null,
+      variant: null,
+    });
     expect(reply.received_at).toEqual(expect.any(String));
     expect(purged).toMatchObject({ body: null, status: 'sending', step_position: 2, subject: null });
     expect(purged.body_purged_at).toEqual(expect.any(String));

@@ -5,6 +5,7 @@
  */
 import { IdempotencyRecord } from '../common/idempotency/idempotency-record.entity.js';
 import { DailyMetric } from '../modules/analytics/entities/daily-metric.entity.js';
+import { StepMetric } from '../modules/analytics/entities/step-metric.entity.js';
 import { ApiKey } from '../modules/api-keys/entities/api-key.entity.js';
 import { Campaign } from '../modules/campaigns/entities/campaign.entity.js';
 import { Contact } from '../modules/contacts/entities/contact.entity.js';
@@ -45,4 +46,5 @@ export const ENTITIES = [
   Workspace,
   InboxPacing,
   SendCounter,
+  StepMetric,
 ];

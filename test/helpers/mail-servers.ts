@@ -301,6 +301,7 @@ export interface SeedStep {
   subject: string | null;
   body: string;
   delay_minutes?: number;
+  variants?: Array<{ subject: string | null; body: string }>;
 }
 
 export interface SeedCampaignInput {
@@ -316,6 +317,10 @@ export interface SeedCampaignInput {
   schedule?: { timezone: string; days: string[]; start_time: string; end_time: string };
   steps?: SeedStep[];
   stopOnReply?: boolean;
+  /** Issue 16 campaign fields. */
+  startAt?: Date | null;
+  sendInContactTimezone?: boolean;
+  stopOnReplyScope?: 'contact' | 'domain';
 }
 
 export interface SeededCampaign {
@@ -391,6 +396,7 @@ export async function seedCampaign(query: Query, input: SeedCampaignInput): Prom
     delay_minutes: s.delay_minutes ?? 0,
     subject: s.subject,
     body: s.body,
+    ...(s.variants ? { variants: s.variants } : {}),
   }));
   const [seq] = (await query(
     `INSERT INTO sequences (workspace_id, name, status, steps, published_at) VALUES ($1, 'Seq', 'published', $2, now()) RETURNING id`,
@@ -403,8 +409,9 @@ export async function seedCampaign(query: Query, input: SeedCampaignInput): Prom
     end_time: '24:00',
   };
   const [campaign] = (await query(
-    `INSERT INTO campaigns (workspace_id, name, sequence_id, status, inbox_ids, schedule, daily_limit, stop_on_reply, activated_at)
-     VALUES ($1, 'Campaign', $2, 'active', $3, $4, $5, $6, now()) RETURNING id`,
+    `INSERT INTO campaigns (workspace_id, name, sequence_id, status, inbox_ids, schedule, daily_limit, stop_on_reply,
+       activated_at, start_at, send_in_contact_timezone, stop_on_reply_scope)
+     VALUES ($1, 'Campaign', $2, 'active', $3, $4, $5, $6, now(), $7, $8, $9) RETURNING id`,
     [
       input.workspaceId,
       seq.id,
@@ -412,6 +419,9 @@ export async function seedCampaign(query: Query, input: SeedCampaignInput): Prom
       JSON.stringify(schedule),
       input.campaignDailyLimit ?? null,
       input.stopOnReply ?? true,
+      input.startAt ?? null,
+      input.sendInContactTimezone ?? false,
+      input.stopOnReplyScope ?? 'contact',
     ],
   )) as Array<{ id: number }>;
   return { campaignId: Number(campaign.id), sequenceId: Number(seq.id), inboxIds, inboundSecrets };
@@ -421,16 +431,22 @@ export async function seedContact(
   query: Query,
   workspaceId: string,
   email: string,
-  fields: { first_name?: string; company?: string; custom_fields?: Record<string, string> } = {},
+  fields: {
+    first_name?: string;
+    company?: string;
+    custom_fields?: Record<string, string>;
+    timezone?: string;
+  } = {},
 ): Promise<number> {
   const [row] = (await query(
-    `INSERT INTO contacts (workspace_id, email, first_name, company, custom_fields) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+    `INSERT INTO contacts (workspace_id, email, first_name, company, custom_fields, timezone) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
     [
       workspaceId,
       email,
       fields.first_name ?? null,
       fields.company ?? null,
       JSON.stringify(fields.custom_fields ?? {}),
+      fields.timezone ?? null,
     ],
   )) as Array<{ id: number }>;
   return Number(row.id);

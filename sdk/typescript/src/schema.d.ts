@@ -28,6 +28,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/analytics/steps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Counters of one campaign per sequence step and A/B variant over UTC days (sent, replied, bounced, unsubscribed); all rows in one page
+         * @description A reply or an unsubscribe counts for the variant of the last message sent in its thread; a hard bounce for the message that bounced. The rows add up to the campaign totals of `GET /analytics/daily` over the same days.
+         *
+         *     Requires an API key with scope `analytics:read`.
+         */
+        get: operations["v1.analytics.steps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/campaigns": {
         parameters: {
             query?: never;
@@ -974,12 +996,31 @@ export interface components {
             id: number;
             inbox_ids: string[];
             name: string;
+            /**
+             * @description Why a paused campaign is paused: `manual` (PATCH) or `bounce_rate` (paused by the service: too many hard bounces among its last 100 sends); null unless paused
+             * @example null
+             * @enum {string|null}
+             */
+            paused_reason: "manual" | "bounce_rate" | null;
             schedule: components["schemas"]["CampaignScheduleViewDto"] | null;
+            /** @example false */
+            send_in_contact_timezone: boolean;
             /** Format: int64 */
             sequence_id: number | null;
+            /**
+             * Format: date-time
+             * @description Nothing is sent before this instant
+             * @example 2026-12-01T08:00:00.000Z
+             */
+            start_at: string | null;
             /** @enum {string} */
             status: "draft" | "active" | "paused" | "archived";
             stop_on_reply: boolean;
+            /**
+             * @example contact
+             * @enum {string}
+             */
+            stop_on_reply_scope: "contact" | "domain";
             /** Format: date-time */
             updated_at: string;
         };
@@ -1059,12 +1100,31 @@ export interface components {
             name: string;
             schedule?: components["schemas"]["CampaignScheduleDto"] | null;
             /**
+             * @description Read the schedule's days and hours in each contact's `timezone` (IANA), falling back to `schedule.timezone` for contacts without one
+             * @default false
+             * @example true
+             */
+            send_in_contact_timezone?: boolean;
+            /**
              * Format: int64
              * @description A sequence of this workspace
              */
             sequence_id?: number | null;
+            /**
+             * Format: date-time
+             * @description Scheduled start: no step of the campaign is sent before this instant, even while active (null: no scheduled start). Changing it re-evaluates deferred enrollments
+             * @example 2026-12-01T08:00:00Z
+             */
+            start_at?: string | null;
             /** @default true */
             stop_on_reply?: boolean;
+            /**
+             * @description With `stop_on_reply`: `contact` stops the replier's enrollment; `domain` also stops every active or paused enrollment of this campaign whose contact shares the replier's email domain (never for free-mail domains)
+             * @default contact
+             * @example domain
+             * @enum {string}
+             */
+            stop_on_reply_scope?: "contact" | "domain";
         };
         CreateContactDto: {
             company?: string | null;
@@ -1372,6 +1432,12 @@ export interface components {
             /** Format: int64 */
             thread_id: number;
             to: string;
+            /**
+             * @description The step variant sent (A: the step's own subject and body, B..E: its `variants` in order); null for inbound mail
+             * @example B
+             * @enum {string|null}
+             */
+            variant: "A" | "B" | "C" | "D" | "E" | null;
         };
         MetaDto: {
             next_cursor: string | null;
@@ -1427,11 +1493,77 @@ export interface components {
             position: number;
             /** @description Liquid template. Required on step 1; a later step without subject is sent as a reply in the same thread */
             subject: string | null;
+            /**
+             * @description A/B variants: 1 to 4 extra `{subject, body}`, sent as variants B..E (the step's own subject and body are A). Each enrollment gets one variant per step, spread evenly: variant (enrollment id + position) mod (variants + 1)
+             * @example [
+             *       {
+             *         "subject": "A better time, {{ first_name }}?",
+             *         "body": "Hi {{ first_name }}, would a short call work?"
+             *       }
+             *     ]
+             */
+            variants?: components["schemas"]["StepVariantDto"][] | null;
         };
         SequenceStepViewDto: {
             body: string;
             delay_minutes: number;
             position: number;
+            subject: string | null;
+            /** @description Variants B..E (empty: only the step itself, variant A) */
+            variants: components["schemas"]["StepVariantViewDto"][];
+        };
+        StepMetricResponseDto: {
+            /**
+             * @description Hard bounces of messages with this step and variant
+             * @example 3
+             */
+            bounced: number;
+            /**
+             * Format: int64
+             * @example 42
+             */
+            campaign_id: number;
+            /**
+             * @description Replies, counted for the variant of the last message sent in the thread
+             * @example 12
+             */
+            replied: number;
+            /**
+             * @description Messages sent with this step and variant
+             * @example 500
+             */
+            sent: number;
+            /**
+             * @description Sequence step; null for facts whose thread had no message sent by a step
+             * @example 1
+             */
+            step_position: number | null;
+            /**
+             * @description Unsubscribes, counted for the variant of the last message sent to the enrollment
+             * @example 1
+             */
+            unsubscribed: number;
+            /**
+             * @description Step variant; null for messages sent before variants existed
+             * @example B
+             * @enum {string|null}
+             */
+            variant: "A" | "B" | "C" | "D" | "E" | null;
+        };
+        StepVariantDto: {
+            /**
+             * @description Liquid template
+             * @example Hi {{ first_name }}, would a short call next week work?
+             */
+            body: string;
+            /**
+             * @description Liquid template. Required on step 1; without it a later step is sent as a reply to the subject sent at step 1
+             * @example A better time, {{ first_name }}?
+             */
+            subject?: string | null;
+        };
+        StepVariantViewDto: {
+            body: string;
             subject: string | null;
         };
         StopEnrollmentDto: {
@@ -1475,16 +1607,33 @@ export interface components {
             name?: string;
             schedule?: components["schemas"]["CampaignScheduleDto"] | null;
             /**
+             * @description Read the schedule's days and hours in each contact's `timezone` (IANA), falling back to `schedule.timezone` for contacts without one
+             * @example true
+             */
+            send_in_contact_timezone?: boolean;
+            /**
              * Format: int64
              * @description Only while the campaign is draft
              */
             sequence_id?: number | null;
             /**
-             * @description draft → active ↔ paused; active|paused → archived. Activation checks readiness (422).
+             * Format: date-time
+             * @description Scheduled start: no step of the campaign is sent before this instant, even while active (null: no scheduled start). Changing it re-evaluates deferred enrollments
+             * @example 2026-12-01T08:00:00Z
+             */
+            start_at?: string | null;
+            /**
+             * @description draft → active ↔ paused; active|paused → archived. Activation checks readiness (422). Pausing sets `paused_reason: manual`; re-activating clears `paused_reason` and starts a new bounce-protection window
              * @enum {string}
              */
             status?: "draft" | "active" | "paused" | "archived";
             stop_on_reply?: boolean;
+            /**
+             * @description With `stop_on_reply`: `contact` stops the replier's enrollment; `domain` also stops every active or paused enrollment of this campaign whose contact shares the replier's email domain (never for free-mail domains)
+             * @example domain
+             * @enum {string}
+             */
+            stop_on_reply_scope?: "contact" | "domain";
         };
         UpdateContactDto: {
             company?: string | null;
@@ -1588,6 +1737,13 @@ export interface components {
              */
             ai_provider?: "openai" | "anthropic" | "google" | "mistral" | "none";
             /**
+             * Format: double
+             * @description Bounce protection: a campaign whose hard bounces among its last 100 sends (counted once it has 20) exceed this percentage is paused with `paused_reason: "bounce_rate"`; 0 turns it off
+             * @default 5
+             * @example 5
+             */
+            bounce_rate_pause_percent?: number;
+            /**
              * @description Sends per UTC day from one sending domain
              * @default 500
              */
@@ -1601,6 +1757,12 @@ export interface components {
             ai_model: string | null;
             /** @enum {string} */
             ai_provider: "openai" | "anthropic" | "google" | "mistral" | "none";
+            /**
+             * Format: double
+             * @description Percent; 0 = bounce protection off
+             * @example 5
+             */
+            bounce_rate_pause_percent: number;
             domain_daily_send_limit: number;
             message_body_retention_days: number;
             unsubscribe_footer_enabled: boolean;
@@ -1865,6 +2027,230 @@ export interface operations {
             };
         };
     };
+    "v1.analytics.steps": {
+        parameters: {
+            query: {
+                /** @description The campaign (required) */
+                campaign_id: number;
+                /** @description First UTC day, inclusive (default: 29 days before `to`) */
+                from?: string;
+                /** @description Last UTC day, inclusive (default: today, UTC) */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of results, newest first */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "campaign_id": 42,
+                     *           "step_position": 1,
+                     *           "variant": "B",
+                     *           "sent": 500,
+                     *           "replied": 12,
+                     *           "bounced": 3,
+                     *           "unsubscribed": 1
+                     *         }
+                     *       ],
+                     *       "next_cursor": "string",
+                     *       "links": {
+                     *         "first": "string",
+                     *         "last": "string",
+                     *         "prev": "string",
+                     *         "next": "string"
+                     *       },
+                     *       "meta": {
+                     *         "path": "string",
+                     *         "per_page": 0,
+                     *         "next_cursor": "string",
+                     *         "prev_cursor": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["StepMetricResponseDto"][];
+                        links: components["schemas"]["LinksDto"];
+                        meta: components["schemas"]["MetaDto"];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "authentication_failed",
+                     *         "message": "The API key is missing, malformed, unknown, expired or revoked"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Wrong tier, missing scope or disallowed source IP. Requires scope: analytics:read. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "forbidden",
+                     *         "message": "This key lacks the scope this route needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description payload_too_large: the body is over the size limit of this route */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "payload_too_large",
+                     *         "message": "The request body is over 1 MiB"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "validation_failed",
+                     *         "message": "email must be a valid email address",
+                     *         "field": "email"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "rate_limited",
+                     *         "message": "Rate limit exceeded: retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description internal_error: a defect; nothing half-done is left behind; retry with the same Idempotency-Key */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_error",
+                     *         "message": "Something went wrong on our side; request id 2f7c9d1e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description service_unavailable: the database is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "service_unavailable",
+                     *         "message": "The service is temporarily unavailable; retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Any other error, in the error envelope */
+            default: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_error",
+                     *         "message": "Something went wrong on our side; request id 2f7c9d1e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
     "v1.campaigns.index": {
         parameters: {
             query?: {
@@ -1910,7 +2296,11 @@ export interface operations {
                      *           "stop_on_reply": true,
                      *           "created_at": "2019-08-24T14:15:22Z",
                      *           "updated_at": "2019-08-24T14:15:22Z",
-                     *           "activated_at": "2019-08-24T14:15:22Z"
+                     *           "activated_at": "2019-08-24T14:15:22Z",
+                     *           "start_at": "2026-12-01T08:00:00.000Z",
+                     *           "send_in_contact_timezone": false,
+                     *           "stop_on_reply_scope": "contact",
+                     *           "paused_reason": null
                      *         }
                      *       ],
                      *       "next_cursor": "string",
@@ -2134,7 +2524,10 @@ export interface operations {
                  *         "end_time": "17:00"
                  *       },
                  *       "daily_limit": 1,
-                 *       "stop_on_reply": true
+                 *       "stop_on_reply": true,
+                 *       "start_at": "2026-12-01T08:00:00Z",
+                 *       "send_in_contact_timezone": true,
+                 *       "stop_on_reply_scope": "domain"
                  *     }
                  */
                 "application/json": components["schemas"]["CreateCampaignDto"];
@@ -2173,7 +2566,11 @@ export interface operations {
                      *         "stop_on_reply": true,
                      *         "created_at": "2019-08-24T14:15:22Z",
                      *         "updated_at": "2019-08-24T14:15:22Z",
-                     *         "activated_at": "2019-08-24T14:15:22Z"
+                     *         "activated_at": "2019-08-24T14:15:22Z",
+                     *         "start_at": "2026-12-01T08:00:00.000Z",
+                     *         "send_in_contact_timezone": false,
+                     *         "stop_on_reply_scope": "contact",
+                     *         "paused_reason": null
                      *       }
                      *     }
                      */
@@ -2435,7 +2832,11 @@ export interface operations {
                      *         "stop_on_reply": true,
                      *         "created_at": "2019-08-24T14:15:22Z",
                      *         "updated_at": "2019-08-24T14:15:22Z",
-                     *         "activated_at": "2019-08-24T14:15:22Z"
+                     *         "activated_at": "2019-08-24T14:15:22Z",
+                     *         "start_at": "2026-12-01T08:00:00.000Z",
+                     *         "send_in_contact_timezone": false,
+                     *         "stop_on_reply_scope": "contact",
+                     *         "paused_reason": null
                      *       }
                      *     }
                      */
@@ -2644,6 +3045,9 @@ export interface operations {
                  *       },
                  *       "daily_limit": 1,
                  *       "stop_on_reply": true,
+                 *       "start_at": "2026-12-01T08:00:00Z",
+                 *       "send_in_contact_timezone": true,
+                 *       "stop_on_reply_scope": "domain",
                  *       "status": "draft"
                  *     }
                  */
@@ -2683,7 +3087,11 @@ export interface operations {
                      *         "stop_on_reply": true,
                      *         "created_at": "2019-08-24T14:15:22Z",
                      *         "updated_at": "2019-08-24T14:15:22Z",
-                     *         "activated_at": "2019-08-24T14:15:22Z"
+                     *         "activated_at": "2019-08-24T14:15:22Z",
+                     *         "start_at": "2026-12-01T08:00:00.000Z",
+                     *         "send_in_contact_timezone": false,
+                     *         "stop_on_reply_scope": "contact",
+                     *         "paused_reason": null
                      *       }
                      *     }
                      */
@@ -7150,6 +7558,7 @@ export interface operations {
                      *         "sent_at": "2019-08-24T14:15:22Z",
                      *         "received_at": "2019-08-24T14:15:22Z",
                      *         "step_position": 0,
+                     *         "variant": "B",
                      *         "error": "string",
                      *         "created_at": "2019-08-24T14:15:22Z"
                      *       }
@@ -7355,7 +7764,8 @@ export interface operations {
                      *             "unsubscribe_footer_enabled": true,
                      *             "message_body_retention_days": 0,
                      *             "ai_provider": "openai",
-                     *             "ai_model": "string"
+                     *             "ai_model": "string",
+                     *             "bounce_rate_pause_percent": 5
                      *           },
                      *           "organization_id": "7c60d51f-b44e-4682-87d6-449835ea4de6",
                      *           "created_at": "2019-08-24T14:15:22Z"
@@ -7570,7 +7980,8 @@ export interface operations {
                  *         "unsubscribe_footer_enabled": true,
                  *         "message_body_retention_days": 365,
                  *         "ai_provider": "openai",
-                 *         "ai_model": "string"
+                 *         "ai_model": "string",
+                 *         "bounce_rate_pause_percent": 5
                  *       }
                  *     }
                  */
@@ -7599,7 +8010,8 @@ export interface operations {
                      *             "unsubscribe_footer_enabled": true,
                      *             "message_body_retention_days": 0,
                      *             "ai_provider": "openai",
-                     *             "ai_model": "string"
+                     *             "ai_model": "string",
+                     *             "bounce_rate_pause_percent": 5
                      *           },
                      *           "organization_id": "7c60d51f-b44e-4682-87d6-449835ea4de6",
                      *           "created_at": "2019-08-24T14:15:22Z"
@@ -7862,7 +8274,8 @@ export interface operations {
                      *           "unsubscribe_footer_enabled": true,
                      *           "message_body_retention_days": 0,
                      *           "ai_provider": "openai",
-                     *           "ai_model": "string"
+                     *           "ai_model": "string",
+                     *           "bounce_rate_pause_percent": 5
                      *         },
                      *         "organization_id": "7c60d51f-b44e-4682-87d6-449835ea4de6",
                      *         "created_at": "2019-08-24T14:15:22Z"
@@ -8060,7 +8473,8 @@ export interface operations {
                  *         "unsubscribe_footer_enabled": true,
                  *         "message_body_retention_days": 365,
                  *         "ai_provider": "openai",
-                 *         "ai_model": "string"
+                 *         "ai_model": "string",
+                 *         "bounce_rate_pause_percent": 5
                  *       }
                  *     }
                  */
@@ -8089,7 +8503,8 @@ export interface operations {
                      *             "unsubscribe_footer_enabled": true,
                      *             "message_body_retention_days": 0,
                      *             "ai_provider": "openai",
-                     *             "ai_model": "string"
+                     *             "ai_model": "string",
+                     *             "bounce_rate_pause_percent": 5
                      *           },
                      *           "organization_id": "7c60d51f-b44e-4682-87d6-449835ea4de6",
                      *           "created_at": "2019-08-24T14:15:22Z"
@@ -8368,7 +8783,13 @@ export interface operations {
                      *               "position": 0,
                      *               "delay_minutes": 0,
                      *               "subject": "string",
-                     *               "body": "string"
+                     *               "body": "string",
+                     *               "variants": [
+                     *                 {
+                     *                   "subject": "string",
+                     *                   "body": "string"
+                     *                 }
+                     *               ]
                      *             }
                      *           ],
                      *           "created_at": "2019-08-24T14:15:22Z",
@@ -8585,7 +9006,13 @@ export interface operations {
                  *           "position": 1,
                  *           "delay_minutes": 0,
                  *           "subject": "string",
-                 *           "body": "string"
+                 *           "body": "string",
+                 *           "variants": [
+                 *             {
+                 *               "subject": "A better time, {{ first_name }}?",
+                 *               "body": "Hi {{ first_name }}, would a short call work?"
+                 *             }
+                 *           ]
                  *         }
                  *       ]
                  *     }
@@ -8615,7 +9042,13 @@ export interface operations {
                      *             "position": 0,
                      *             "delay_minutes": 0,
                      *             "subject": "string",
-                     *             "body": "string"
+                     *             "body": "string",
+                     *             "variants": [
+                     *               {
+                     *                 "subject": "string",
+                     *                 "body": "string"
+                     *               }
+                     *             ]
                      *           }
                      *         ],
                      *         "created_at": "2019-08-24T14:15:22Z",
@@ -8871,7 +9304,13 @@ export interface operations {
                      *             "position": 0,
                      *             "delay_minutes": 0,
                      *             "subject": "string",
-                     *             "body": "string"
+                     *             "body": "string",
+                     *             "variants": [
+                     *               {
+                     *                 "subject": "string",
+                     *                 "body": "string"
+                     *               }
+                     *             ]
                      *           }
                      *         ],
                      *         "created_at": "2019-08-24T14:15:22Z",
@@ -9072,7 +9511,13 @@ export interface operations {
                  *           "position": 1,
                  *           "delay_minutes": 0,
                  *           "subject": "string",
-                 *           "body": "string"
+                 *           "body": "string",
+                 *           "variants": [
+                 *             {
+                 *               "subject": "A better time, {{ first_name }}?",
+                 *               "body": "Hi {{ first_name }}, would a short call work?"
+                 *             }
+                 *           ]
                  *         }
                  *       ],
                  *       "status": "archived"
@@ -9103,7 +9548,13 @@ export interface operations {
                      *             "position": 0,
                      *             "delay_minutes": 0,
                      *             "subject": "string",
-                     *             "body": "string"
+                     *             "body": "string",
+                     *             "variants": [
+                     *               {
+                     *                 "subject": "string",
+                     *                 "body": "string"
+                     *               }
+                     *             ]
                      *           }
                      *         ],
                      *         "created_at": "2019-08-24T14:15:22Z",
@@ -9387,7 +9838,13 @@ export interface operations {
                      *             "position": 0,
                      *             "delay_minutes": 0,
                      *             "subject": "string",
-                     *             "body": "string"
+                     *             "body": "string",
+                     *             "variants": [
+                     *               {
+                     *                 "subject": "string",
+                     *                 "body": "string"
+                     *               }
+                     *             ]
                      *           }
                      *         ],
                      *         "created_at": "2019-08-24T14:15:22Z",
@@ -10596,6 +11053,7 @@ export interface operations {
                      *           "sent_at": "2019-08-24T14:15:22Z",
                      *           "received_at": "2019-08-24T14:15:22Z",
                      *           "step_position": 0,
+                     *           "variant": "B",
                      *           "error": "string",
                      *           "created_at": "2019-08-24T14:15:22Z"
                      *         }
@@ -10861,6 +11319,7 @@ export interface operations {
                      *         "sent_at": "2026-11-24T10:15:02.431Z",
                      *         "received_at": null,
                      *         "step_position": null,
+                     *         "variant": null,
                      *         "error": null,
                      *         "created_at": "2026-11-24T10:15:02.118Z"
                      *       }
@@ -10899,6 +11358,7 @@ export interface operations {
                      *         "sent_at": null,
                      *         "received_at": null,
                      *         "step_position": null,
+                     *         "variant": null,
                      *         "error": "outcome unknown: the reply was handed to the SMTP server but no final reply came (ETIMEDOUT: Timeout); it will not be resent. Check with the recipient before writing again.",
                      *         "created_at": "2026-11-24T10:15:02.118Z"
                      *       }

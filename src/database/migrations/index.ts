@@ -14,6 +14,7 @@ import { RetentionIndexes1799100000000 } from './1799100000000-RetentionIndexes.
 import { BigintIds1799200000000 } from './1799200000000-BigintIds.js';
 import { ListFilterIndexes1799300000000 } from './1799300000000-ListFilterIndexes.js';
 import { Conversations1799400000000 } from './1799400000000-Conversations.js';
+import { CampaignFeatures1799500000000 } from './1799500000000-CampaignFeatures.js';
 
 export const MIGRATIONS: Array<new () => object> = [
   Init1795318086464,
@@ -28,4 +29,5 @@ export const MIGRATIONS: Array<new () => object> = [
   BigintIds1799200000000,
   ListFilterIndexes1799300000000,
   Conversations1799400000000,
+  CampaignFeatures1799500000000,
 ];

@@ -6,6 +6,7 @@ import type { WorkspaceTenant } from '../../common/auth/principal.js';
 import { ApiCollectionResponse, ApiErrorResponses } from '../../common/http/envelope.dto.js';
 import { collection, type Collection } from '../../common/http/pagination.js';
 import { AnalyticsService, toDailyMetricView } from './analytics.service.js';
+import { StepMetricResponseDto, StepMetricsQueryDto, type StepMetricView } from './dto/step-metrics.dto.js';
 import {
   DailyMetricResponseDto,
   DailyMetricsQueryDto,
@@ -31,5 +32,24 @@ export class AnalyticsController {
     @Req() req: Request,
   ): Promise<Collection<DailyMetricView>> {
     return collection(await this.analytics.daily(tenant.workspaceId, query), toDailyMetricView, req);
+  }
+
+  @Get('steps')
+  @WorkspaceAuth('analytics:read')
+  @ApiOperation({
+    operationId: 'v1.analytics.steps',
+    summary:
+      'Counters of one campaign per sequence step and A/B variant over UTC days (sent, replied, bounced, unsubscribed); all rows in one page',
+    description:
+      'A reply or an unsubscribe counts for the variant of the last message sent in its thread; a hard bounce for the message that bounced. The rows add up to the campaign totals of `GET /analytics/daily` over the same days.',
+  })
+  @ApiCollectionResponse(StepMetricResponseDto)
+  @ApiErrorResponses(422)
+  async steps(
+    @Tenant() tenant: WorkspaceTenant,
+    @Query() query: StepMetricsQueryDto,
+    @Req() req: Request,
+  ): Promise<Collection<StepMetricView>> {
+    return collection(await this.analytics.steps(tenant.workspaceId, query), (r) => r, req);
   }
 }

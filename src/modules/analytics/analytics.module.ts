@@ -1,14 +1,15 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AnalyticsController } from './analytics.controller.js';
-import { DailyMetricsRepository } from './analytics.repository.js';
+import { DailyMetricsRepository, StepMetricCountersRepository } from './analytics.repository.js';
 import { AnalyticsService } from './analytics.service.js';
 import { DailyMetric } from './entities/daily-metric.entity.js';
+import { StepMetric } from './entities/step-metric.entity.js';
 
 /** `GET /analytics/daily`. Counters are written with `bumpMetric` (metrics.ts) by the modules that count. */
 @Module({
-  imports: [TypeOrmModule.forFeature([DailyMetric])],
+  imports: [TypeOrmModule.forFeature([DailyMetric, StepMetric])],
   controllers: [AnalyticsController],
-  providers: [AnalyticsService, DailyMetricsRepository],
+  providers: [AnalyticsService, DailyMetricsRepository, StepMetricCountersRepository],
 })
 export class AnalyticsModule {}

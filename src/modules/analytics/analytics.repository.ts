@@ -4,6 +4,7 @@ import type { EntityManager, Repository } from 'typeorm';
 import { TenantRepository } from '../../common/tenant/tenant.repository.js';
 import { DailyMetric } from './entities/daily-metric.entity.js';
 import { paginate, type Page, type PageQueryDto } from '../../common/http/pagination.js';
+import { rows } from '../../database/query-rows.js';
 
 @Injectable()
 export class DailyMetricsRepository extends TenantRepository<DailyMetric> {
@@ -61,6 +62,145 @@ export class DailyMetricCountersRepository {
        VALUES ($1, ($4::timestamptz AT TIME ZONE 'UTC')::date, $2, $3)
        ON CONFLICT (workspace_id, date, campaign_id) DO UPDATE SET ${column} = daily_metrics.${column} + EXCLUDED.${column}`,
       [workspaceId, campaignId, by, at.toISOString()],
+    );
+  }
+}
+
+/** What `step_metrics` counts (the daily counters of the same facts). */
+export type StepMetricName = 'sent' | 'replied' | 'bounced' | 'unsubscribed';
+
+const STEP_COLUMNS: Record<StepMetricName, string> = {
+  sent: 'sent',
+  replied: 'replied',
+  bounced: 'bounced',
+  unsubscribed: 'unsubscribed',
+};
+
+/** Which outbound message a fact is counted for: that message, or the last one sent in a thread or enrollment. */
+export type StepAttribution = { messageId: number } | { threadId: number } | { enrollmentId: number };
+
+/** One increment of a step counter (the send path's batch form). */
+export interface StepMetricBump {
+  workspaceId: string;
+  campaignId: number;
+  stepPosition: number;
+  variant: string;
+  metric: StepMetricName;
+  by: number;
+  at: Date;
+}
+
+/** The counters per campaign, step and variant over a range of UTC days, `step_position` 0 / `variant` '' for unknown. */
+export interface StepMetricRow {
+  campaign_id: number;
+  step_position: number;
+  variant: string;
+  sent: number;
+  replied: number;
+  bounced: number;
+  unsubscribed: number;
+}
+
+/**
+ * Counters per campaign, UTC day, step and variant (`step_metrics`), bumped in the transaction of the
+ * fact next to its `daily_metrics` increment, for the same campaign and day: the rows of a campaign
+ * add up to its daily totals. Stateless, like DailyMetricCountersRepository.
+ */
+@Injectable()
+export class StepMetricCountersRepository {
+  /**
+   * Several increments in one statement (the send path: one per finalised group, never one per send),
+   * rows locked in a fixed order so that two workers' groups cannot deadlock.
+   */
+  async bumpManyAcrossWorkspaces(bumps: StepMetricBump[], manager: EntityManager): Promise<void> {
+    // One input row per counter row (a row may not be updated twice by one statement), in key order.
+    type Row = { b: StepMetricBump; day: string; by: Record<StepMetricName, number> };
+    const merged = new Map<string, Row>();
+    for (const b of bumps) {
+      const day = b.at.toISOString().slice(0, 10);
+      const key = `${b.workspaceId}|${b.campaignId}|${day}|${b.stepPosition}|${b.variant}`;
+      let row = merged.get(key);
+      if (!row) {
+        row = { b, day, by: { sent: 0, replied: 0, bounced: 0, unsubscribed: 0 } };
+        merged.set(key, row);
+      }
+      row.by[b.metric] += b.by;
+    }
+    const list = [...merged.keys()].sort().map((k) => merged.get(k)!);
+    if (list.length === 0) return;
+    const of = (metric: StepMetricName) => list.map((r) => r.by[metric]);
+    await manager.query(
+      `INSERT INTO step_metrics (workspace_id, campaign_id, date, step_position, variant, sent, replied, bounced, unsubscribed)
+       SELECT x.w, x.c, x.d, x.p, x.v, x.s, x.r, x.b, x.u
+       FROM unnest($1::uuid[], $2::bigint[], $3::date[], $4::int[], $5::text[], $6::int[], $7::int[], $8::int[], $9::int[])
+         WITH ORDINALITY AS x(w, c, d, p, v, s, r, b, u, n)
+       ORDER BY x.n
+       ON CONFLICT (workspace_id, campaign_id, date, step_position, variant) DO UPDATE SET
+         sent = step_metrics.sent + EXCLUDED.sent, replied = step_metrics.replied + EXCLUDED.replied,
+         bounced = step_metrics.bounced + EXCLUDED.bounced, unsubscribed = step_metrics.unsubscribed + EXCLUDED.unsubscribed`,
+      [
+        list.map((r) => r.b.workspaceId),
+        list.map((r) => r.b.campaignId),
+        list.map((r) => r.day),
+        list.map((r) => r.b.stepPosition),
+        list.map((r) => r.b.variant),
+        of('sent'),
+        of('replied'),
+        of('bounced'),
+        of('unsubscribed'),
+      ],
+    );
+  }
+
+  /**
+   * One increment for the step and variant of the message the fact is attributed to (the message
+   * itself, or the last one sent in the thread or enrollment). Always counts, under step 0 / variant ''
+   * when no such message exists, so the rows keep adding up to the daily totals.
+   */
+  async bumpAttributed(
+    workspaceId: string,
+    campaignId: number,
+    metric: StepMetricName,
+    to: StepAttribution,
+    at: Date,
+    manager: EntityManager,
+  ): Promise<void> {
+    const column = STEP_COLUMNS[metric];
+    const [where, id] =
+      'messageId' in to
+        ? ['id = $5', to.messageId]
+        : 'threadId' in to
+          ? ['thread_id = $5', to.threadId]
+          : ['enrollment_id = $5', to.enrollmentId];
+    await manager.query(
+      `INSERT INTO step_metrics (workspace_id, campaign_id, date, step_position, variant, ${column})
+       SELECT $1, $2, ($3::timestamptz AT TIME ZONE 'UTC')::date, coalesce(x.step_position, 0), coalesce(x.variant, ''), $4
+       FROM (SELECT 1) AS one LEFT JOIN LATERAL (
+         SELECT step_position, variant FROM messages
+         WHERE workspace_id = $1 AND ${where} AND direction = 'outbound'
+         ORDER BY sent_at DESC NULLS LAST, id DESC LIMIT 1) x ON true
+       ON CONFLICT (workspace_id, campaign_id, date, step_position, variant)
+         DO UPDATE SET ${column} = step_metrics.${column} + EXCLUDED.${column}`,
+      [workspaceId, campaignId, at.toISOString(), 1, id],
+    );
+  }
+
+  /** A campaign's counters per step and variant, summed over the UTC days `from`..`to` (inclusive). */
+  sumsOfCampaign(
+    workspaceId: string,
+    campaignId: number,
+    range: { from: string; to: string },
+    manager: EntityManager,
+  ): Promise<StepMetricRow[]> {
+    return rows<StepMetricRow>(
+      manager,
+      `SELECT campaign_id, step_position, variant, sum(sent)::int AS sent, sum(replied)::int AS replied,
+         sum(bounced)::int AS bounced, sum(unsubscribed)::int AS unsubscribed
+       FROM step_metrics
+       WHERE workspace_id = $1 AND campaign_id = $2 AND date BETWEEN $3::date AND $4::date
+       GROUP BY campaign_id, step_position, variant
+       ORDER BY step_position, variant`,
+      [workspaceId, campaignId, range.from, range.to],
     );
   }
 }

@@ -5,7 +5,10 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '../../common/http/api-error.js';
 import type { Page } from '../../common/http/pagination.js';
-import { DailyMetricsRepository } from './analytics.repository.js';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { DailyMetricsRepository, StepMetricCountersRepository } from './analytics.repository.js';
+import type { StepMetricsQueryDto, StepMetricView } from './dto/step-metrics.dto.js';
 import type { DailyMetricsQueryDto, DailyMetricView } from './dto/daily-metrics.dto.js';
 import type { DailyMetric } from './entities/daily-metric.entity.js';
 
@@ -40,7 +43,37 @@ export const toDailyMetricView = (m: DailyMetric): DailyMetricView => ({
 
 @Injectable()
 export class AnalyticsService {
-  constructor(private readonly metrics: DailyMetricsRepository) {}
+  constructor(
+    private readonly metrics: DailyMetricsRepository,
+    private readonly stepMetrics: StepMetricCountersRepository,
+    @InjectDataSource() private readonly db: DataSource,
+  ) {}
+
+  /**
+   * A campaign's counters per step and variant over UTC days (the same range rules as `daily`): one
+   * row per step and variant with any activity, in step then variant order. They add up to the
+   * campaign's daily totals of the same days.
+   */
+  async steps(workspaceId: string, query: StepMetricsQueryDto): Promise<Page<StepMetricView>> {
+    const range = dayRange(query);
+    const found = await this.stepMetrics.sumsOfCampaign(
+      workspaceId,
+      query.campaign_id,
+      range,
+      this.db.manager,
+    );
+    const items = found.map((r) => ({
+      campaign_id: Number(r.campaign_id),
+      step_position: r.step_position === 0 ? null : r.step_position,
+      variant: r.variant === '' ? null : r.variant,
+      sent: r.sent,
+      replied: r.replied,
+      bounced: r.bounced,
+      unsubscribed: r.unsubscribed,
+    }));
+    // Every row in one page: at most 50 steps × 5 variants, and a sum is not a keyset to page over.
+    return { items, nextCursor: null, prevCursor: null, perPage: items.length };
+  }
 
   daily(workspaceId: string, query: DailyMetricsQueryDto): Promise<Page<DailyMetric>> {
     const { from, to } = dayRange(query);

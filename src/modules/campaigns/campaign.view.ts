@@ -13,6 +13,10 @@ export interface CampaignView {
   created_at: string;
   updated_at: string;
   activated_at: string | null;
+  start_at: string | null;
+  send_in_contact_timezone: boolean;
+  stop_on_reply_scope: Campaign['stopOnReplyScope'];
+  paused_reason: Campaign['pausedReason'];
 }
 
 export const toCampaignView = (c: Campaign): CampaignView => ({
@@ -34,4 +38,8 @@ export const toCampaignView = (c: Campaign): CampaignView => ({
   created_at: c.createdAt.toISOString(),
   updated_at: c.updatedAt.toISOString(),
   activated_at: c.activatedAt?.toISOString() ?? null,
+  start_at: c.startAt?.toISOString() ?? null,
+  send_in_contact_timezone: c.sendInContactTimezone,
+  stop_on_reply_scope: c.stopOnReplyScope,
+  paused_reason: c.status === 'paused' ? (c.pausedReason ?? 'manual') : null,
 });

@@ -2,8 +2,10 @@
  * Campaigns. Status moves go through `campaignMoveAllowed` with the row locked, so two
  * concurrent PATCHes cannot both pass the check. Activation (and any change to an active campaign's
  * inboxes or schedule) needs a published sequence with steps, an active inbox and a valid schedule.
- * A schedule change or a re-activation re-evaluates the enrollments the engine deferred to a window
- * opening, in the same transaction (reevaluate.ts).
+ * A schedule change (its window, `start_at` or `send_in_contact_timezone`) or a re-activation
+ * re-evaluates the enrollments the engine deferred to a window opening, in the same transaction
+ * (reevaluate.ts). A PATCH to `paused` records `paused_reason: manual`; re-activating clears the
+ * reason and starts a new bounce-protection window (bounce-protection.ts).
  */
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -98,6 +100,9 @@ export class CampaignsService {
           schedule: body.schedule ? toSchedule(body.schedule) : null,
           dailyLimit: body.daily_limit ?? null,
           stopOnReply: body.stop_on_reply ?? true,
+          startAt: body.start_at ? new Date(body.start_at) : null,
+          sendInContactTimezone: body.send_in_contact_timezone ?? false,
+          stopOnReplyScope: body.stop_on_reply_scope ?? 'contact',
           status: 'draft',
         },
         manager,
@@ -132,7 +137,10 @@ export class CampaignsService {
         body.inbox_ids !== undefined ||
         body.schedule !== undefined ||
         body.daily_limit !== undefined ||
-        body.stop_on_reply !== undefined;
+        body.stop_on_reply !== undefined ||
+        body.start_at !== undefined ||
+        body.send_in_contact_timezone !== undefined ||
+        body.stop_on_reply_scope !== undefined;
       if (from === 'archived' && changesFields) throw ApiError.conflict('An archived campaign cannot change');
       const next: Campaign = { ...row };
       if (body.sequence_id !== undefined && body.sequence_id !== row.sequenceId) {
@@ -150,7 +158,15 @@ export class CampaignsService {
       if (body.name !== undefined) next.name = body.name;
       if (body.daily_limit !== undefined) next.dailyLimit = body.daily_limit;
       if (body.stop_on_reply !== undefined) next.stopOnReply = body.stop_on_reply;
+      if (body.start_at !== undefined) next.startAt = body.start_at ? new Date(body.start_at) : null;
+      if (body.send_in_contact_timezone !== undefined)
+        next.sendInContactTimezone = body.send_in_contact_timezone;
+      if (body.stop_on_reply_scope !== undefined) next.stopOnReplyScope = body.stop_on_reply_scope;
       next.status = to;
+      // A PATCH pauses by hand; re-activating clears the reason and starts a new bounce window.
+      if (to === 'paused' && from !== 'paused') next.pausedReason = 'manual';
+      if (to !== 'paused') next.pausedReason = null;
+      if (to === 'active' && from === 'paused') next.bounceWindowStartedAt = new Date();
       const activating = to === 'active' && from !== 'active';
       const reshapingActive =
         to === 'active' && (body.inbox_ids !== undefined || body.schedule !== undefined);
@@ -167,6 +183,11 @@ export class CampaignsService {
             schedule: next.schedule,
             dailyLimit: next.dailyLimit,
             stopOnReply: next.stopOnReply,
+            startAt: next.startAt,
+            sendInContactTimezone: next.sendInContactTimezone,
+            stopOnReplyScope: next.stopOnReplyScope,
+            pausedReason: next.pausedReason,
+            bounceWindowStartedAt: next.bounceWindowStartedAt,
             status: next.status,
             activatedAt: next.activatedAt,
           },
@@ -175,7 +196,10 @@ export class CampaignsService {
       }
       // Deferrals made under the old window (or while paused) are re-evaluated: the next tick sends
       // what the new window allows.
-      const scheduleChanged = body.schedule !== undefined && !sameSchedule(row.schedule, next.schedule);
+      const scheduleChanged =
+        (body.schedule !== undefined && !sameSchedule(row.schedule, next.schedule)) ||
+        (body.start_at !== undefined && row.startAt?.getTime() !== next.startAt?.getTime()) ||
+        next.sendInContactTimezone !== row.sendInContactTimezone;
       const reactivated = from === 'paused' && to === 'active';
       if (scheduleChanged || reactivated) {
         await reevaluateDeferred(manager, workspaceId, id, next.sequenceId);

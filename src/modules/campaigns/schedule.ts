@@ -27,7 +27,7 @@ export function isIanaTimezone(tz: unknown): tz is string {
   return ok;
 }
 
-const minutes = (hhmm: string): number => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
+export const minutes = (hhmm: string): number => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
 
 /** The first problem of a schedule as `{field, message}` (field relative to `schedule`), or null. */
 export function scheduleProblem(
@@ -83,9 +83,13 @@ export function localTime(timezone: string, at: Date): { day: Weekday; minute: n
   return { day, minute: Number(parts.hour) * 60 + Number(parts.minute) };
 }
 
-/** True when `at` falls inside the schedule's window (start inclusive, end exclusive). */
-export function windowContains(s: CampaignSchedule, at: Date): boolean {
-  const { day, minute } = localTime(s.timezone, at);
+/**
+ * True when `at` falls inside the schedule's window (start inclusive, end exclusive), its days and
+ * hours read in `timezone` (default: the schedule's; a campaign sending in the contact's timezone
+ * passes the contact's).
+ */
+export function windowContains(s: CampaignSchedule, at: Date, timezone: string = s.timezone): boolean {
+  const { day, minute } = localTime(timezone, at);
   return s.days.includes(day) && minute >= minutes(s.start_time) && minute < minutes(s.end_time);
 }
 

@@ -4,7 +4,9 @@
  * each effect commits together with its event and its metric.
  */
 import type { EntityManager } from 'typeorm';
-import { bumpMetric } from '../analytics/metrics.js';
+import { bumpMetric, bumpStepMetric } from '../analytics/metrics.js';
+import { pauseOnBounceRate } from '../campaigns/bounce-protection.js';
+import { MessageMarksRepository } from '../threads/threads.repository.js';
 import type { StopReason } from './enrollment-state.js';
 import { recordEvent } from '../events/outbox.js';
 import { addSuppression, suppressAddress } from '../suppressions/suppression-store.js';
@@ -12,6 +14,7 @@ import type { BounceType } from '../inbound/classify.js';
 import { EnrollmentTransitionsRepository } from './enrollments.repository.js';
 
 const transitions = new EnrollmentTransitionsRepository();
+const messageMarks = new MessageMarksRepository();
 
 /** active|paused → stopped with a reason; a no-op for an enrollment already finished. */
 export async function stopEnrollment(
@@ -24,24 +27,59 @@ export async function stopEnrollment(
   return transitions.stop(workspaceId, enrollmentId, reason, note, manager);
 }
 
+/**
+ * Stop on reply for the whole company: every active or paused enrollment of the campaign whose
+ * contact's address is at `domain` stops `replied`, with a note naming the reply's sender. Callers
+ * leave out free-mail domains. Returns how many stopped.
+ */
+export async function stopCompanyOnReply(
+  manager: EntityManager,
+  workspaceId: string,
+  campaignId: number,
+  domain: string,
+  replier: string,
+): Promise<number> {
+  const stopped = await transitions.stopAllOfCampaignDomain(
+    workspaceId,
+    campaignId,
+    domain,
+    'replied',
+    `reply from ${replier} (same company domain ${domain})`,
+    manager,
+  );
+  return stopped.length;
+}
+
 export interface HardBounce {
   workspaceId: string;
   contactId: number;
   email: string;
   enrollmentId: number | null;
   campaignId: number | null;
+  /** The outbound message that bounced (the SMTP send, or the original a DSN reports on). */
+  messageRowId: number | null;
   statusCode: string;
   diagnostic: string | null;
 }
 
 /**
  * A hard bounce (DSN 5.x.x or an SMTP 5xx on the recipient): the address is suppressed `bounced`,
- * the enrollment stopped `bounced`, `email.bounced` fires and the campaign's `bounced` counts.
+ * the enrollment stopped `bounced`, the message marked bounced, `email.bounced` fires, the campaign's
+ * `bounced` counts (daily and for the message's step and variant), and bounce protection may pause
+ * the campaign.
  */
 export async function recordHardBounce(manager: EntityManager, b: HardBounce): Promise<void> {
   await suppressAddress(manager, b.workspaceId, b.email, 'bounced');
   if (b.enrollmentId !== null) await stopEnrollment(manager, b.workspaceId, b.enrollmentId, 'bounced');
-  if (b.campaignId !== null) await bumpMetric(manager, b.workspaceId, b.campaignId, 'bounced');
+  if (b.messageRowId !== null) await messageMarks.markBounced(b.workspaceId, b.messageRowId, manager);
+  if (b.campaignId !== null) {
+    const at = new Date();
+    await bumpMetric(manager, b.workspaceId, b.campaignId, 'bounced', 1, at);
+    // Per step and variant: the message that bounced (else the enrollment's last one sent).
+    const to =
+      b.messageRowId !== null ? { messageId: b.messageRowId } : { enrollmentId: b.enrollmentId ?? 0 };
+    await bumpStepMetric(manager, b.workspaceId, b.campaignId, 'bounced', to, at);
+  }
   await recordEvent(manager, {
     workspaceId: b.workspaceId,
     type: 'email.bounced',
@@ -55,6 +93,7 @@ export async function recordHardBounce(manager: EntityManager, b: HardBounce): P
       campaign_id: b.campaignId,
     },
   });
+  if (b.campaignId !== null) await pauseOnBounceRate(manager, b.workspaceId, b.campaignId);
 }
 
 export interface Complaint {

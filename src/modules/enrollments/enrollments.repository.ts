@@ -124,6 +124,32 @@ export class EnrollmentTransitionsRepository {
     return stopped.length;
   }
 
+  /**
+   * Stops every active or paused enrollment of the campaign whose contact's address is at `domain`
+   * (stop on reply for the whole company); the ids stopped.
+   */
+  async stopAllOfCampaignDomain(
+    workspaceId: string,
+    campaignId: number,
+    domain: string,
+    reason: StopReason,
+    note: string,
+    manager: EntityManager,
+  ): Promise<number[]> {
+    const stopped = await rows<{ id: number }>(
+      manager,
+      `UPDATE enrollments e SET status = 'stopped', stop_reason = $4, stop_note = $5, stopped_at = now(),
+         next_step_at = NULL, updated_at = now()
+       FROM contacts c
+       WHERE e.workspace_id = $1 AND e.campaign_id = $2 AND e.status IN ('active', 'paused')
+         AND c.workspace_id = e.workspace_id AND c.id = e.contact_id
+         AND lower(split_part(c.email, '@', 2)) = $3
+       RETURNING e.id`,
+      [workspaceId, campaignId, domain, reason, note],
+    );
+    return stopped.map((r) => Number(r.id));
+  }
+
   /** Re-evaluates the campaign's deferred enrollments after a schedule change; how many moved. */
   async reevaluateDeferred(
     workspaceId: string,

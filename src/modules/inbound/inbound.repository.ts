@@ -7,6 +7,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { rows } from '../../database/query-rows.js';
+import type { StopOnReplyScope } from '../campaigns/entities/campaign.entity.js';
 import { Inbox } from '../inboxes/entities/inbox.entity.js';
 import { Message, type MessageKind } from '../threads/entities/message.entity.js';
 
@@ -112,14 +113,24 @@ export class InboundRepository {
     return m.getRepository(Message).findOneOrFail({ where: { workspaceId, id } });
   }
 
-  /** Whether the campaign stops an enrollment on reply (true when the campaign is gone). */
-  async stopsOnReply(workspaceId: string, campaignId: number, m: EntityManager): Promise<boolean> {
-    const [campaign] = await rows<{ stop_on_reply: boolean }>(
+  /**
+   * Whether the campaign stops an enrollment on reply (true when the campaign is gone), and for whom:
+   * the replier (`contact`) or every contact of the replier's domain (`domain`).
+   */
+  async replyPolicy(
+    workspaceId: string,
+    campaignId: number,
+    m: EntityManager,
+  ): Promise<{ stopOnReply: boolean; scope: StopOnReplyScope }> {
+    const [campaign] = await rows<{ stop_on_reply: boolean; stop_on_reply_scope: StopOnReplyScope }>(
       m,
-      'SELECT stop_on_reply FROM campaigns WHERE workspace_id = $1 AND id = $2',
+      'SELECT stop_on_reply, stop_on_reply_scope FROM campaigns WHERE workspace_id = $1 AND id = $2',
       [workspaceId, campaignId],
     );
-    return campaign?.stop_on_reply ?? true;
+    return {
+      stopOnReply: campaign?.stop_on_reply ?? true,
+      scope: campaign?.stop_on_reply_scope ?? 'contact',
+    };
   }
 
   /** `new|contacted` → `replied`. */

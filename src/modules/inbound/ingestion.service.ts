@@ -16,12 +16,18 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import type { DataSource, EntityManager } from 'typeorm';
 import { logger } from '../../common/logging/logger.js';
-import { bumpMetric } from '../analytics/metrics.js';
+import { bumpMetric, bumpStepMetric } from '../analytics/metrics.js';
 import { recordEvent } from '../events/outbox.js';
 import type { Inbox } from '../inboxes/entities/inbox.entity.js';
 import type { MessageKind } from '../threads/entities/message.entity.js';
 import { classify, referencedMessageIds, type Classification } from './classify.js';
-import { recordComplaint, recordHardBounce, stopEnrollment } from '../enrollments/enrollment-effects.js';
+import {
+  recordComplaint,
+  recordHardBounce,
+  stopCompanyOnReply,
+  stopEnrollment,
+} from '../enrollments/enrollment-effects.js';
+import { emailDomain, isFreeMailDomain } from './free-mail.js';
 import { toMessageEventView } from '../threads/message.view.js';
 import { InboundRepository, type OriginalMessage } from './inbound.repository.js';
 
@@ -105,6 +111,7 @@ export class IngestionService {
         email: original.to_address.toLowerCase(),
         enrollmentId: original.enrollment_id,
         campaignId: original.campaign_id,
+        messageRowId: original.id,
         statusCode: c.statusCode,
         diagnostic: c.diagnostic,
       });
@@ -145,12 +152,29 @@ export class IngestionService {
     const campaignId = original.campaign_id;
     switch (c.kind) {
       case 'reply': {
-        const stopsOnReply = campaignId ? await this.inbound.stopsOnReply(ws, campaignId, m) : true;
-        if (original.enrollment_id !== null && stopsOnReply) {
+        const policy = campaignId
+          ? await this.inbound.replyPolicy(ws, campaignId, m)
+          : { stopOnReply: true, scope: 'contact' as const };
+        if (original.enrollment_id !== null && policy.stopOnReply) {
           await stopEnrollment(m, ws, original.enrollment_id, 'replied');
         }
+        // Stop on reply for the whole company: the replier's domain, never a free-mail one.
+        const domain = emailDomain(from);
+        if (
+          campaignId &&
+          policy.stopOnReply &&
+          policy.scope === 'domain' &&
+          domain &&
+          !isFreeMailDomain(domain)
+        ) {
+          await stopCompanyOnReply(m, ws, campaignId, domain, from.toLowerCase());
+        }
         await this.inbound.markContactReplied(ws, original.contact_id, m);
-        if (campaignId) await bumpMetric(m, ws, campaignId, 'replied', 1, now);
+        if (campaignId) {
+          await bumpMetric(m, ws, campaignId, 'replied', 1, now);
+          // Counted for the variant of the last message sent in the thread.
+          await bumpStepMetric(m, ws, campaignId, 'replied', { threadId: original.thread_id }, now);
+        }
         const message = await this.inbound.findMessage(ws, messageRowId, m);
         await recordEvent(m, {
           workspaceId: ws,

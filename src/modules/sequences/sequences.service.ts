@@ -22,9 +22,24 @@ import {
 import { wellFormed } from './dto/text-rules.js';
 import { toSequenceView, type SequenceView } from './sequence.view.js';
 
+/** A template that does not parse → 422 naming `field`. */
+function checkTemplate(field: string, template: string | null): void {
+  if (template === null) return;
+  try {
+    validateTemplate(template);
+  } catch (err) {
+    if (!(err instanceof TemplateError)) throw err;
+    throw ApiError.validation(field, `${field} is not a valid template: ${err.message}`);
+  }
+}
+
+const blankToNull = (subject: string | null | undefined): string | null =>
+  subject === undefined || subject === null || subject.trim() === '' ? null : wellFormed(subject);
+
 /**
- * Checks a whole steps array: positions 1..n in array order, step 1 has a non-blank subject, every
- * subject and body parses as a Liquid template. Errors name the step by 0-based index.
+ * Checks a whole steps array: positions 1..n in array order, step 1 (and each of its variants) has a
+ * non-blank subject, every subject and body (variants' included) parses as a Liquid template. Errors
+ * name the step by 0-based index (`steps.N.body`, `steps.N.variants.M.body`).
  */
 export function normaliseSteps(steps: SequenceStepDto[]): SequenceStep[] {
   return steps.map((step, i) => {
@@ -34,60 +49,73 @@ export function normaliseSteps(steps: SequenceStepDto[]): SequenceStep[] {
         `steps.${i}.position must be ${i + 1}: positions run from 1 without gaps, in array order`,
       );
     }
-    const subject = step.subject === undefined || step.subject === null ? null : step.subject;
-    if (i === 0 && (subject === null || subject.trim() === '')) {
-      throw ApiError.validation(
-        'steps.0.subject',
-        'steps.0.subject is required: the first step starts the thread',
-      );
-    }
-    for (const [field, template] of [
-      ['subject', subject],
-      ['body', step.body],
-    ] as const) {
-      if (template === null) continue;
-      try {
-        validateTemplate(template);
-      } catch (err) {
-        if (!(err instanceof TemplateError)) throw err;
+    const contents = [
+      { at: `steps.${i}`, subject: step.subject ?? null, body: step.body },
+      ...(step.variants ?? []).map((v, j) => ({
+        at: `steps.${i}.variants.${j}`,
+        subject: v.subject ?? null,
+        body: v.body,
+      })),
+    ];
+    for (const c of contents) {
+      if (i === 0 && (c.subject === null || c.subject.trim() === '')) {
         throw ApiError.validation(
-          `steps.${i}.${field}`,
-          `steps.${i}.${field} is not a valid template: ${err.message}`,
+          `${c.at}.subject`,
+          `${c.at}.subject is required: the first step starts the thread`,
         );
       }
+      checkTemplate(`${c.at}.subject`, c.subject);
+      checkTemplate(`${c.at}.body`, c.body);
     }
-    return {
+    const normalised: SequenceStep = {
       position: step.position,
       delay_minutes: step.delay_minutes,
-      subject: subject === null || subject.trim() === '' ? null : wellFormed(subject),
+      subject: blankToNull(step.subject),
       body: wellFormed(step.body),
     };
+    if (step.variants?.length) {
+      normalised.variants = step.variants.map((v) => ({
+        subject: blankToNull(v.subject),
+        body: wellFormed(v.body),
+      }));
+    }
+    return normalised;
   });
 }
 
 /**
  * Test-renders every step (subject, then body, under one step budget, as the engine sends them) for
- * the sample contact: over the budget → 422 naming the step's field. The event loop
- * turns between steps, so a sequence of 50 heavy steps does not hold other requests for seconds.
+ * the sample contact, and every variant of it under a budget of its own (an enrollment is sent one
+ * variant): over the budget → 422 naming the field (`steps.N.body`, `steps.N.variants.M.body`). The
+ * event loop turns between renders, so a sequence of 50 heavy steps does not hold other requests for
+ * seconds.
  */
 export async function checkRenderBudget(steps: SequenceStep[]): Promise<void> {
   const vars = sampleTemplateVars();
+  let first = true;
   for (const [i, step] of steps.entries()) {
-    if (i > 0) await nextTurn();
-    const budget = renderBudget();
-    for (const [field, template] of [
-      ['subject', step.subject],
-      ['body', step.body],
-    ] as const) {
-      if (template === null) continue;
-      try {
-        await renderTemplate(template, vars, budget);
-      } catch (err) {
-        if (!(err instanceof TemplateError)) throw err;
-        throw ApiError.validation(
-          `steps.${i}.${field}`,
-          `steps.${i}.${field} is over the template budget when rendered for a sample contact (every field 100 characters): ${err.message}`,
-        );
+    const contents = [
+      { at: `steps.${i}`, subject: step.subject, body: step.body },
+      ...(step.variants ?? []).map((v, j) => ({ at: `steps.${i}.variants.${j}`, ...v })),
+    ];
+    for (const c of contents) {
+      if (!first) await nextTurn();
+      first = false;
+      const budget = renderBudget();
+      for (const [field, template] of [
+        ['subject', c.subject],
+        ['body', c.body],
+      ] as const) {
+        if (template === null) continue;
+        try {
+          await renderTemplate(template, vars, budget);
+        } catch (err) {
+          if (!(err instanceof TemplateError)) throw err;
+          throw ApiError.validation(
+            `${c.at}.${field}`,
+            `${c.at}.${field} is over the template budget when rendered for a sample contact (every field 100 characters): ${err.message}`,
+          );
+        }
       }
     }
   }

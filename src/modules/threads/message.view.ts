@@ -21,6 +21,7 @@ export interface MessageView {
   sent_at: string | null;
   received_at: string | null;
   step_position: number | null;
+  variant: string | null;
   error: string | null;
   created_at: string;
 }
@@ -41,6 +42,7 @@ export const toMessageView = (m: Message): MessageView => ({
   sent_at: iso(m.sentAt),
   received_at: iso(m.receivedAt),
   step_position: m.stepPosition,
+  variant: m.variant ?? null,
   error: m.error ?? null,
   created_at: m.createdAt.toISOString(),
 });

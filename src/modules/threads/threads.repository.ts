@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type { Repository } from 'typeorm';
+import type { EntityManager, Repository } from 'typeorm';
 import { TenantRepository } from '../../common/tenant/tenant.repository.js';
 import { Message } from './entities/message.entity.js';
 import { Thread } from './entities/thread.entity.js';
@@ -63,5 +63,20 @@ export class MessagesRepository extends TenantRepository<Message> {
       ),
     );
     return purged.length;
+  }
+}
+
+/**
+ * Marks set on messages by other modules' effects, in the caller's transaction. Stateless: every
+ * method takes the manager.
+ */
+@Injectable()
+export class MessageMarksRepository {
+  /** The message hard bounced (SMTP 5xx or a DSN): what bounce protection counts. */
+  async markBounced(workspaceId: string, messageRowId: number, manager: EntityManager): Promise<void> {
+    await manager.query(
+      `UPDATE messages SET bounced_at = coalesce(bounced_at, now()) WHERE workspace_id = $1 AND id = $2`,
+      [workspaceId, messageRowId],
+    );
   }
 }

@@ -6,7 +6,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { bumpMetric } from '../analytics/metrics.js';
+import { bumpMetric, bumpStepMetric } from '../analytics/metrics.js';
 import { suppressAddress } from '../suppressions/suppression-store.js';
 import { ContactsRepository } from '../contacts/contacts.repository.js';
 import { EnrollmentTransitionsRepository } from '../enrollments/enrollments.repository.js';
@@ -42,7 +42,13 @@ export class UnsubscribeService {
       await suppressAddress(m, c.workspaceId, contact.email, 'unsubscribed');
       const stopped = await this.transitions.stopAllOfContact(c.workspaceId, c.contactId, 'unsubscribed', m);
       const already = existing?.reason === 'unsubscribed';
-      if (!already && c.campaignId > 0) await bumpMetric(m, c.workspaceId, c.campaignId, 'unsubscribed');
+      if (!already && c.campaignId > 0) {
+        await bumpMetric(m, c.workspaceId, c.campaignId, 'unsubscribed');
+        // Counted for the variant of the last message sent to the enrollment (its thread).
+        await bumpStepMetric(m, c.workspaceId, c.campaignId, 'unsubscribed', {
+          enrollmentId: c.enrollmentId,
+        });
+      }
       return { email: contact.email, already, enrollmentsStopped: stopped };
     });
   }

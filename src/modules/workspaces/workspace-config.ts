@@ -7,6 +7,11 @@ export interface WorkspaceConfig {
   message_body_retention_days: number;
   ai_provider: 'openai' | 'anthropic' | 'google' | 'mistral' | 'none';
   ai_model: string | null;
+  /**
+   * Bounce protection: a campaign whose hard bounces among its last 100 sends (once it has 20) exceed
+   * this percentage is paused (`paused_reason: bounce_rate`). 0 turns it off.
+   */
+  bounce_rate_pause_percent: number;
 }
 
 export const AI_PROVIDERS = ['openai', 'anthropic', 'google', 'mistral', 'none'] as const;
@@ -17,6 +22,7 @@ export const DEFAULT_WORKSPACE_CONFIG: WorkspaceConfig = {
   message_body_retention_days: 365,
   ai_provider: 'none',
   ai_model: null,
+  bounce_rate_pause_percent: 5,
 };
 
 /** Keys whose value may be null; any other key set to null or undefined falls back to its default. */

@@ -19,13 +19,28 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
-import type { CampaignStatus, Weekday } from '../entities/campaign.entity.js';
+import { Check } from '../../../common/http/check.js';
+import type { CampaignStatus, StopOnReplyScope, Weekday } from '../entities/campaign.entity.js';
 import { TIME_RE, WEEKDAYS } from '../schedule.js';
 import { CAMPAIGN_STATUSES } from '../campaign-state.js';
 import { IsOptionalNotNull, NoNulCharacters } from '../../sequences/dto/text-rules.js';
 import type { CampaignView } from '../campaign.view.js';
 
 export const MAX_CAMPAIGN_INBOXES = 100;
+export const STOP_ON_REPLY_SCOPES: readonly StopOnReplyScope[] = ['contact', 'domain'];
+export const PAUSED_REASONS = ['manual', 'bounce_rate'] as const;
+
+const ISO_TIMESTAMP_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:\d{2})$/;
+
+/** An ISO 8601 timestamp with its offset (`2026-12-01T09:00:00Z`, `…+01:00`) naming a real instant. */
+export function isIsoTimestamp(value: unknown): value is string {
+  if (typeof value !== 'string' || !ISO_TIMESTAMP_RE.test(value) || !Number.isFinite(Date.parse(value)))
+    return false;
+  // Date.parse rolls impossible days over (02-30 → 03-02): the calendar date must exist as written.
+  const [y, mo, d] = value.slice(0, 10).split('-').map(Number);
+  const day = new Date(Date.UTC(y, mo - 1, d));
+  return day.getUTCFullYear() === y && day.getUTCMonth() === mo - 1 && day.getUTCDate() === d;
+}
 
 export class CampaignScheduleDto {
   @ApiProperty({ example: 'Europe/Paris', description: 'IANA time zone name' })
@@ -96,6 +111,46 @@ const Field = {
     ),
   stopOnReply: (options: { default?: boolean } = {}): PropertyDecorator =>
     applyDecorators(ApiPropertyOptional(options), IsOptionalNotNull(), IsBoolean()),
+  startAt: (): PropertyDecorator =>
+    applyDecorators(
+      ApiPropertyOptional({
+        type: String,
+        format: 'date-time',
+        nullable: true,
+        example: '2026-12-01T08:00:00Z',
+        description:
+          'Scheduled start: no step of the campaign is sent before this instant, even while active (null: no scheduled start). Changing it re-evaluates deferred enrollments',
+      }),
+      NullableOr(),
+      Check(
+        'isIsoTimestamp',
+        isIsoTimestamp,
+        (p) => `${p} must be an ISO 8601 timestamp with an offset (e.g. 2026-12-01T08:00:00Z) or null`,
+      ),
+    ),
+  sendInContactTimezone: (options: { default?: boolean } = {}): PropertyDecorator =>
+    applyDecorators(
+      ApiPropertyOptional({
+        ...options,
+        example: true,
+        description:
+          "Read the schedule's days and hours in each contact's `timezone` (IANA), falling back to `schedule.timezone` for contacts without one",
+      }),
+      IsOptionalNotNull(),
+      IsBoolean(),
+    ),
+  stopOnReplyScope: (options: { default?: StopOnReplyScope } = {}): PropertyDecorator =>
+    applyDecorators(
+      ApiPropertyOptional({
+        ...options,
+        enum: STOP_ON_REPLY_SCOPES,
+        example: 'domain',
+        description:
+          "With `stop_on_reply`: `contact` stops the replier's enrollment; `domain` also stops every active or paused enrollment of this campaign whose contact shares the replier's email domain (never for free-mail domains)",
+      }),
+      IsOptionalNotNull(),
+      IsIn(STOP_ON_REPLY_SCOPES),
+    ),
 };
 
 export class CreateCampaignDto {
@@ -119,6 +174,15 @@ export class CreateCampaignDto {
 
   @Field.stopOnReply({ default: true })
   stop_on_reply?: boolean;
+
+  @Field.startAt()
+  start_at?: string | null;
+
+  @Field.sendInContactTimezone({ default: false })
+  send_in_contact_timezone?: boolean;
+
+  @Field.stopOnReplyScope({ default: 'contact' })
+  stop_on_reply_scope?: StopOnReplyScope;
 }
 
 export class UpdateCampaignDto {
@@ -144,9 +208,19 @@ export class UpdateCampaignDto {
   @Field.stopOnReply()
   stop_on_reply?: boolean;
 
+  @Field.startAt()
+  start_at?: string | null;
+
+  @Field.sendInContactTimezone()
+  send_in_contact_timezone?: boolean;
+
+  @Field.stopOnReplyScope()
+  stop_on_reply_scope?: StopOnReplyScope;
+
   @ApiPropertyOptional({
     enum: CAMPAIGN_STATUSES,
-    description: 'draft → active ↔ paused; active|paused → archived. Activation checks readiness (422).',
+    description:
+      'draft → active ↔ paused; active|paused → archived. Activation checks readiness (422). Pausing sets `paused_reason: manual`; re-activating clears `paused_reason` and starts a new bounce-protection window',
   })
   @IsOptionalNotNull()
   @IsIn(CAMPAIGN_STATUSES)
@@ -172,4 +246,23 @@ export class CampaignResponseDto implements CampaignView {
   @ApiProperty({ format: 'date-time' }) created_at: string;
   @ApiProperty({ format: 'date-time' }) updated_at: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) activated_at: string | null;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    example: '2026-12-01T08:00:00.000Z',
+    description: 'Nothing is sent before this instant',
+  })
+  start_at: string | null;
+  @ApiProperty({ example: false }) send_in_contact_timezone: boolean;
+  @ApiProperty({ enum: STOP_ON_REPLY_SCOPES, example: 'contact' }) stop_on_reply_scope: StopOnReplyScope;
+  @ApiProperty({
+    type: String,
+    enum: PAUSED_REASONS,
+    nullable: true,
+    example: null,
+    description:
+      'Why a paused campaign is paused: `manual` (PATCH) or `bounce_rate` (paused by the service: too many hard bounces among its last 100 sends); null unless paused',
+  })
+  paused_reason: CampaignView['paused_reason'];
 }

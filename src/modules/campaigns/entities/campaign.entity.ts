@@ -2,6 +2,10 @@ import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { CreatedAt, Timestamp, UpdatedAt } from '../../../database/columns.js';
 
 export type CampaignStatus = 'draft' | 'active' | 'paused' | 'archived';
+/** Why a paused campaign is paused: a PATCH (`manual`) or the service's bounce protection. */
+export type PausedReason = 'manual' | 'bounce_rate';
+/** Whose enrollments a reply stops: the replier's (`contact`) or every contact of the replier's domain. */
+export type StopOnReplyScope = 'contact' | 'domain';
 export type Weekday = 'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun';
 
 export interface CampaignSchedule {
@@ -25,6 +29,14 @@ export class Campaign {
   @Column({ type: 'jsonb', nullable: true }) schedule: CampaignSchedule | null;
   @Column({ type: 'integer', nullable: true }) dailyLimit: number | null;
   @Column({ type: 'boolean', default: true }) stopOnReply: boolean;
+  /** Nothing of the campaign is sent before this (null: no scheduled start). */
+  @Timestamp() startAt: Date | null;
+  /** Read the schedule's days and hours in each contact's `timezone` (falling back to the schedule's). */
+  @Column({ type: 'boolean', default: false }) sendInContactTimezone: boolean;
+  @Column({ type: 'text', default: 'contact' }) stopOnReplyScope: StopOnReplyScope;
+  @Column({ type: 'text', nullable: true }) pausedReason: PausedReason | null;
+  /** Internal: sends before this do not count towards bounce protection (set on re-activation). */
+  @Timestamp() bounceWindowStartedAt: Date | null;
   @CreatedAt() createdAt: Date;
   @UpdatedAt() updatedAt: Date;
   @Timestamp() activatedAt: Date | null;

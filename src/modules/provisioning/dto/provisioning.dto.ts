@@ -37,6 +37,13 @@ export class WorkspaceConfigViewDto implements WorkspaceConfig {
   @ApiProperty({ enum: ['openai', 'anthropic', 'google', 'mistral', 'none'] })
   ai_provider: WorkspaceConfig['ai_provider'];
   @ApiProperty({ type: String, nullable: true }) ai_model: string | null;
+  @ApiProperty({
+    type: Number,
+    format: 'double',
+    example: 5,
+    description: 'Percent; 0 = bounce protection off',
+  })
+  bounce_rate_pause_percent: number;
 }
 
 export class WorkspaceResponseDto implements WorkspaceView {

@@ -1,7 +1,8 @@
 /**
  * `demo`: a local organization, workspace, workspace and provisioning keys, an inbox that sends to a
  * local SMTP sink (127.0.0.1:2525 unless told otherwise; `npm run cli -- mail:sink` runs one), a
- * published two-step sequence and an active campaign; then prints what to call next. Everything goes
+ * published two-step sequence with A/B variants and an active campaign that starts a minute later
+ * (`start_at`) and stops a whole company on reply; then prints what to call next. Everything goes
  * through the owning modules' services, exactly as the API and the other commands do.
  */
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -93,12 +94,25 @@ export class DemoCommand extends JsonCommand<Flags> {
           delay_minutes: 0,
           subject: 'Quick question, {{ first_name | default: "there" }}',
           body: 'Hi {{ first_name | default: "there" }},\n\nHow is {{ company | default: "your team" }} doing?\n\n{{ sender.display_name }}',
+          // Variant B: half of the enrollments get this one instead (variant A is the step itself).
+          variants: [
+            {
+              subject: '{{ company | default: "Your team" }} and us?',
+              body: 'Hello {{ first_name | default: "there" }},\n\nWould a short call about {{ company | default: "your team" }} help?\n\n{{ sender.display_name }}',
+            },
+          ],
         },
         {
           position: 2,
           delay_minutes: 1,
           subject: null,
           body: 'Hi {{ first_name | default: "there" }}, just following up on my note.\n\n{{ sender.display_name }}',
+          variants: [
+            {
+              subject: null,
+              body: 'Hi {{ first_name | default: "there" }}, any thoughts? (variant B)\n\n{{ sender.display_name }}',
+            },
+          ],
         },
       ],
     } as CreateSequenceDto);
@@ -113,6 +127,9 @@ export class DemoCommand extends JsonCommand<Flags> {
         start_time: '00:00',
         end_time: '24:00',
       },
+      // Scheduled start: active at once, nothing sent before this.
+      start_at: new Date(Math.ceil((Date.now() + 60_000) / 60_000) * 60_000).toISOString(),
+      stop_on_reply_scope: 'domain',
     } as CreateCampaignDto);
     const campaign = await this.campaigns.update(workspace.id, created.id, { status: 'active' });
 
@@ -128,6 +145,8 @@ export class DemoCommand extends JsonCommand<Flags> {
       sequence_id: sequence.id,
       campaign_id: campaign.id,
       campaign_status: campaign.status,
+      campaign_start_at: campaign.start_at,
+      variants_per_step: sequence.steps.map((st) => 1 + st.variants.length),
     };
   }
 
@@ -142,16 +161,17 @@ export class DemoCommand extends JsonCommand<Flags> {
       `  provisioning   ${String(r.provisioning_key)}   (shown once)`,
       `  inbox          ${String(r.inbox_id)}  ${String(r.inbox_email)} -> SMTP ${String(r.smtp_sink)}`,
       `  inbound secret ${String(r.inbound_secret)}`,
-      `  sequence       ${String(r.sequence_id)} (published, 2 steps, follow-up after 1 minute)`,
-      `  campaign       ${String(r.campaign_id)} (active, every day, all day UTC)`,
+      `  sequence       ${String(r.sequence_id)} (published, 2 steps, follow-up after 1 minute; variants A/B on each step, alternating by enrollment)`,
+      `  campaign       ${String(r.campaign_id)} (active, every day, all day UTC; starts at ${String(r.campaign_start_at)}; a reply stops the whole company domain)`,
       '',
       'Next:',
       `  1. Run an SMTP sink that prints what arrives (another terminal):  npm run cli -- mail:sink --port ${String(r.smtp_sink).split(':')[1]}`,
       '  2. Start the service if it is not running:  npm start',
-      '  3. Add a contact and enroll it; the first step goes out on the next send tick:',
+      `  3. Add a contact and enroll it; the first step goes out at the start (${String(r.campaign_start_at)}):`,
       `     curl -s ${auth} -d '{"email":"ada@example.com","first_name":"Ada","company":"Lovelace Ltd"}' ${base}/contacts`,
       `     curl -s ${auth} -d '{"contact_id": <id from above>}' ${base}/campaigns/${String(r.campaign_id)}/enrollments`,
       `  4. Watch it:  curl -s -H "Authorization: Bearer ${String(r.workspace_key)}" ${base}/threads`,
+      `     Per step and variant:  curl -s -H "Authorization: Bearer ${String(r.workspace_key)}" "${base}/analytics/steps?campaign_id=${String(r.campaign_id)}"`,
       `  5. Reply as the contact (stops the enrollment): pipe a raw mail with "In-Reply-To: <message_id>" to`,
       `     curl -s -H "Authorization: Bearer ${String(r.inbound_secret)}" --data-binary @reply.eml ${base}/inbound/${String(r.inbox_id)}`,
     ].join('\n');

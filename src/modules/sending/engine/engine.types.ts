@@ -63,6 +63,10 @@ export interface DueStep {
     schedule: Campaign['schedule'];
     inboxIds: string[];
     dailyLimit: number | null;
+    /** Nothing is sent before this. */
+    startAt: Date | null;
+    /** The schedule is read in the contact's timezone. */
+    sendInContactTimezone: boolean;
   };
   /** The sequence's steps in position order. */
   steps: SequenceStep[];
@@ -93,6 +97,8 @@ export interface Draft {
   campaignId: number;
   contactId: number;
   stepPosition: number;
+  /** The step variant rendered (`A`..`E`). */
+  variant: string;
   threadId: number | null;
   /** The enrollment's inbox before this send (null before its first), restored if nothing was sent. */
   previousInboxId: string | null;

@@ -55,16 +55,18 @@ export class SendFailures {
     if (failure.kind === 'bounced') {
       // The server refused this recipient or message for good: a hard bounce.
       await this.ds.transaction(async (m) => {
+        // `failed` first: bounce protection counts this send among the campaign's recent ones.
+        await this.sends.markFailed(p.workspaceId, p.messageRowId, `hard bounce: ${failure.reason}`, m);
         await recordHardBounce(m, {
           workspaceId: p.workspaceId,
           contactId: p.contactId,
           email: p.mail.to,
           enrollmentId: p.enrollmentId,
           campaignId: p.campaignId,
+          messageRowId: p.messageRowId,
           statusCode: enhancedStatus(smtpError.response) ?? String(failure.responseCode),
           diagnostic: smtpError.response ?? smtpError.message ?? null,
         });
-        await this.sends.markFailed(p.workspaceId, p.messageRowId, `hard bounce: ${failure.reason}`, m);
       });
       return 'bounced';
     }

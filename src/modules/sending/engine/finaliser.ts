@@ -6,7 +6,12 @@
  */
 import type { EntityManager } from 'typeorm';
 import { logger } from '../../../common/logging/logger.js';
-import { bumpMetric, type MetricName } from '../../analytics/metrics.js';
+import {
+  bumpMetric,
+  bumpStepMetrics,
+  type MetricName,
+  type StepMetricBump,
+} from '../../analytics/metrics.js';
 import type { Enrollment } from '../../enrollments/entities/enrollment.entity.js';
 import { toEnrollmentView } from '../../enrollments/enrollment.view.js';
 import { recordEvents, type NewEvent } from '../../events/outbox.js';
@@ -27,6 +32,13 @@ export class GroupWrites {
     { workspaceId: string; campaignId: number; metric: MetricName; by: number; at: Date }
   >();
 
+  private readonly stepMetrics: StepMetricBump[] = [];
+
+  /** One `sent` for a step and variant (`step_metrics`, written with the daily counters). */
+  stepSent(workspaceId: string, campaignId: number, stepPosition: number, variant: string, at: Date): void {
+    this.stepMetrics.push({ workspaceId, campaignId, stepPosition, variant, metric: 'sent', by: 1, at });
+  }
+
   metric(workspaceId: string, campaignId: number, metric: MetricName, at: Date): void {
     const key = `${workspaceId}|${campaignId}|${at.toISOString().slice(0, 10)}|${metric}`;
     const cur = this.metrics.get(key);
@@ -36,6 +48,8 @@ export class GroupWrites {
 
   async flush(m: EntityManager): Promise<void> {
     await recordEvents(m, this.events);
+    // Counter rows are shared by every send of the day: each table in a fixed order, step rows first.
+    if (this.stepMetrics.length > 0) await bumpStepMetrics(m, this.stepMetrics);
     for (const key of [...this.metrics.keys()].sort()) {
       const x = this.metrics.get(key)!;
       await bumpMetric(m, x.workspaceId, x.campaignId, x.metric, x.by, x.at);
@@ -87,6 +101,8 @@ export class Finaliser {
           enrollment_id: p.enrollmentId,
           campaign_id: p.campaignId,
           contact_id: p.contactId,
+          step_position: p.stepPosition,
+          variant: p.variant,
         },
       });
     }
@@ -108,7 +124,10 @@ export class Finaliser {
     }
     await this.advance(m, done, writes);
     // Last: the campaign's daily_metrics row is shared by every send of the day.
-    for (const p of sent) writes.metric(p.workspaceId, p.campaignId, 'sent', now);
+    for (const p of sent) {
+      writes.metric(p.workspaceId, p.campaignId, 'sent', now);
+      writes.stepSent(p.workspaceId, p.campaignId, p.stepPosition, p.variant, now);
+    }
     await writes.flush(m);
   }
 
@@ -176,6 +195,8 @@ function sentMessage(p: Prepared, sentAt: Date, createdAt: Date): Message {
     sentAt,
     receivedAt: null,
     stepPosition: p.stepPosition,
+    variant: p.variant,
+    bouncedAt: null,
     error: null,
     smtpStartedAt: null,
     idempotencyKey: null,

@@ -25,7 +25,7 @@ import { inDoubtNote, type SendFailures } from './failures.js';
 import { GroupWrites, type Finaliser } from './finaliser.js';
 import { renderStep } from './render-step.js';
 import { giveBack, reserve, takeFromBank } from './reservations.js';
-import { nextWindowOpening } from './send-window.js';
+import { nextWindowOpening, sendingTimezone } from './send-window.js';
 import type { SendRepository } from './send.repository.js';
 
 type Decision = Draft | Outcome;
@@ -100,12 +100,16 @@ export class StepRecorder {
       if (resolved !== 'record') return resolved;
     }
 
-    const opening = nextWindowOpening(campaign.schedule, now);
+    // The window (in the contact's timezone when the campaign says so) and the scheduled start.
+    const contact = d.contact;
+    const opening = nextWindowOpening(campaign.schedule, now, {
+      timezone: sendingTimezone(campaign.schedule, campaign.sendInContactTimezone, contact?.timezone),
+      startAt: campaign.startAt,
+    });
     if (!opening || opening.getTime() > now.getTime()) {
       await this.sends.defer(ws, enrollment.id, opening ?? new Date(now.getTime() + 86_400_000), m);
       return 'deferred';
     }
-    const contact = d.contact;
     if (!contact) {
       await stopEnrollment(m, ws, enrollment.id, 'manual', 'contact no longer exists');
       return 'stopped';

@@ -1,13 +1,35 @@
 /**
- * Rendering one step for one contact and inbox: the subject and body (Liquid, under the template
- * budget), the unsubscribe link and headers, the threading headers. No I/O: everything comes in as
- * arguments, so this is unit-testable as is.
+ * Rendering one step for one contact and inbox: the variant the enrollment gets, the subject and body
+ * (Liquid, under the template budget), the unsubscribe link and headers, the threading headers. No
+ * I/O: everything comes in as arguments (the variants are part of the step the claim loaded), so this
+ * is unit-testable as is.
  */
+import type { SequenceStep } from '../../sequences/entities/sequence.entity.js';
 import { templateVars } from '../../sequences/templates.js';
 import type { Inbox } from '../../inboxes/entities/inbox.entity.js';
 import { signUnsubscribeToken } from '../../unsubscribe/unsubscribe-token.js';
 import { composeStep, newMessageId, unsubscribeHeaders, unsubscribeUrl, withFooter } from './compose.js';
 import type { Draft, StepInput } from './engine.types.js';
+
+const VARIANT_LETTERS = ['A', 'B', 'C', 'D', 'E'];
+
+/**
+ * The variant of `step` an enrollment gets: index (enrollment id + position) mod (variants + 1), so
+ * consecutive enrollments take the variants in turn (1,000 enrollments: 500/500 over two, within one
+ * of each other over three), and one enrollment does not always get the same letter at every step.
+ * Deterministic: the same enrollment and step always get the same variant, also when a step is
+ * recorded again after a crash. Variant A is the step's own subject and body.
+ */
+export function chooseVariant(
+  step: SequenceStep,
+  enrollmentId: number,
+): { letter: string; step: SequenceStep } {
+  const extra = step.variants ?? [];
+  const index = (enrollmentId + step.position) % (extra.length + 1);
+  if (index === 0) return { letter: 'A', step };
+  const v = extra[index - 1];
+  return { letter: VARIANT_LETTERS[index], step: { ...step, subject: v.subject, body: v.body } };
+}
 
 /** The step rendered for `inbox`. Throws StepRenderError when its template fails for this contact. */
 export async function renderStep(
@@ -30,7 +52,9 @@ export async function renderStep(
     },
     { email: inbox.email, displayName: inbox.displayName, domain: inbox.domain },
   );
-  const composed = await composeStep(step, vars, thread?.subject ?? null);
+  // A follow-up without a subject replies to the thread's subject: what step 1 actually sent.
+  const variant = chooseVariant(step, enrollment.id);
+  const composed = await composeStep(variant.step, vars, thread?.subject ?? null);
   const token = signUnsubscribeToken({
     workspaceId: ws,
     contactId: enrollment.contactId,
@@ -48,6 +72,7 @@ export async function renderStep(
     campaignId: enrollment.campaignId,
     contactId: enrollment.contactId,
     stepPosition: step.position,
+    variant: variant.letter,
     threadId: thread?.id ?? null,
     previousInboxId: enrollment.inboxId,
     inbox,

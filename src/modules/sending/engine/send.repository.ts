@@ -36,7 +36,8 @@ const CLAIM_SQL = `
  */
 const LOAD_DUE_SQL = `
   SELECT e.id, e.workspace_id, e.campaign_id, e.contact_id, e.status, e.current_step, e.inbox_id,
-    c.status AS campaign_status, c.schedule, c.inbox_ids, c.daily_limit, s.steps, w.config,
+    c.status AS campaign_status, c.schedule, c.inbox_ids, c.daily_limit, c.start_at, c.send_in_contact_timezone,
+    s.steps, w.config,
     (SELECT to_jsonb(ct) FROM contacts ct WHERE ct.workspace_id = e.workspace_id AND ct.id = e.contact_id) AS contact,
     (SELECT jsonb_build_object('id', t.id, 'subject', t.subject) FROM threads t
       WHERE t.workspace_id = e.workspace_id AND t.enrollment_id = e.id ORDER BY t.id LIMIT 1) AS thread,
@@ -56,9 +57,9 @@ const LOAD_DUE_SQL = `
 const INSERT_DRAFTS_SQL = `
   WITH input AS (
     SELECT * FROM unnest($1::bigint[], $2::uuid[], $3::uuid[], $4::bigint[], $5::bigint[], $6::text[], $7::bigint[],
-      $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::int[])
+      $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::int[], $14::text[])
       AS x(enrollment_id, workspace_id, inbox_id, contact_id, campaign_id, subject, thread_id,
-        from_address, to_address, body, message_id, in_reply_to, step_position)
+        from_address, to_address, body, message_id, in_reply_to, step_position, variant)
   ), new_thread AS (
     INSERT INTO threads (workspace_id, inbox_id, contact_id, enrollment_id, campaign_id, subject, message_count)
     SELECT workspace_id, inbox_id, contact_id, enrollment_id, campaign_id, subject, 0
@@ -66,9 +67,9 @@ const INSERT_DRAFTS_SQL = `
     RETURNING id, enrollment_id
   ), msg AS (
     INSERT INTO messages (workspace_id, thread_id, enrollment_id, direction, kind, from_address, to_address,
-      subject, body, message_id, in_reply_to, status, step_position)
+      subject, body, message_id, in_reply_to, status, step_position, variant)
     SELECT i.workspace_id, coalesce(i.thread_id, t.id), i.enrollment_id, 'outbound', 'email', i.from_address,
-      i.to_address, i.subject, i.body, i.message_id, i.in_reply_to, 'sending', i.step_position
+      i.to_address, i.subject, i.body, i.message_id, i.in_reply_to, 'sending', i.step_position, i.variant
     FROM input i LEFT JOIN new_thread t ON t.enrollment_id = i.enrollment_id
     RETURNING id, thread_id, enrollment_id
   ), chosen AS (
@@ -140,6 +141,8 @@ export class SendRepository {
         schedule: r.schedule as DueStep['campaign']['schedule'],
         inboxIds: (r.inbox_ids as string[]) ?? [],
         dailyLimit: (r.daily_limit as number | null) ?? null,
+        startAt: r.start_at ? new Date(r.start_at as Date | string) : null,
+        sendInContactTimezone: r.send_in_contact_timezone === true,
       },
       steps: byPosition(r.steps as SequenceStep[]),
       config: effectiveConfig(r.config as Partial<WorkspaceConfig>),
@@ -176,6 +179,7 @@ export class SendRepository {
         drafts.map((d) => d.mail.messageId),
         drafts.map((d) => d.mail.inReplyTo ?? null),
         drafts.map((d) => d.stepPosition),
+        drafts.map((d) => d.variant),
       ],
     );
     return new Map(

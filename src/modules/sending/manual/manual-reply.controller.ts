@@ -26,6 +26,7 @@ const EXAMPLE = {
   sent_at: '2026-11-24T10:15:02.431Z',
   received_at: null,
   step_position: null,
+  variant: null,
   error: null,
   created_at: '2026-11-24T10:15:02.118Z',
 };

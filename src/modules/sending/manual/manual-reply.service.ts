@@ -258,6 +258,8 @@ export class ManualReplyService {
           email: r.mail.to,
           enrollmentId: ctx.enrollmentId,
           campaignId: ctx.campaignId,
+          // The manual message's own status is this service's to set (failed, below).
+          messageRowId: null,
           statusCode:
             /\b([245]\.\d{1,3}\.\d{1,3})\b/.exec(smtpError.response ?? '')?.[1] ??
             String(failure.responseCode),

@@ -3,11 +3,19 @@ import { CreatedAt, Timestamp, UpdatedAt } from '../../../database/columns.js';
 
 export type SequenceStatus = 'draft' | 'published' | 'archived';
 
+/** An alternative content of a step (variants B..E; the step's own subject and body are A). */
+export interface StepVariant {
+  subject: string | null;
+  body: string;
+}
+
 export interface SequenceStep {
   position: number;
   delay_minutes: number;
   subject: string | null;
   body: string;
+  /** 1..4 extra variants (absent or empty: the step has only its own content). */
+  variants?: StepVariant[];
 }
 
 @Entity('sequences')

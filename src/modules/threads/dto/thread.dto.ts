@@ -71,6 +71,15 @@ export class MessageResponseDto implements MessageView {
   @ApiProperty({
     type: String,
     nullable: true,
+    enum: ['A', 'B', 'C', 'D', 'E'],
+    example: 'B',
+    description:
+      "The step variant sent (A: the step's own subject and body, B..E: its `variants` in order); null for inbound mail",
+  })
+  variant: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
     description:
       'Why the message failed: the SMTP reply of a hard bounce, or a text starting `outcome unknown` when the connection was lost after the message was handed over (never resent; the enrollment is paused for review)',
   })

@@ -42,6 +42,10 @@ export class Message {
   @Column({ type: 'integer', nullable: true }) stepPosition: number | null;
   /** Why a `failed` message failed: the server's reply, or `outcome unknown: …`. */
   @Column({ type: 'text', nullable: true }) error: string | null;
+  /** The step variant sent (`A`..`E`); null for inbound mail. */
+  @Column({ type: 'text', nullable: true }) variant: string | null;
+  /** Internal: when the message hard bounced (SMTP 5xx or a DSN); read by bounce protection. */
+  @Timestamp() bouncedAt: Date | null;
   /** Internal: set just before the message's SMTP conversation began. */
   @Timestamp() smtpStartedAt: Date | null;
   /** Internal: the Idempotency-Key of a manual reply, so a retry never sends it twice. */

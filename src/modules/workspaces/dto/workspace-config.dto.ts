@@ -1,5 +1,16 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Length, Max, Min, ValidateIf } from 'class-validator';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsOptional,
+  IsString,
+  Length,
+  Max,
+  Min,
+  ValidateIf,
+} from 'class-validator';
 import { IsStorableText } from '../../../common/http/validation.js';
 import { AI_PROVIDERS } from '../workspace-config.js';
 
@@ -44,4 +55,20 @@ export class WorkspaceConfigDto {
   @Length(1, 100)
   @IsStorableText()
   ai_model?: string | null;
+
+  @ApiPropertyOptional({
+    type: Number,
+    format: 'double',
+    minimum: 0,
+    maximum: 100,
+    default: 5,
+    example: 5,
+    description:
+      'Bounce protection: a campaign whose hard bounces among its last 100 sends (counted once it has 20) exceed this percentage is paused with `paused_reason: "bounce_rate"`; 0 turns it off',
+  })
+  @IfPresent()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0)
+  @Max(100)
+  bounce_rate_pause_percent?: number;
 }

@@ -1,0 +1,80 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsDefined, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { MAX_ID } from '../../../common/http/id-params.js';
+import { Check } from '../../../common/http/check.js';
+import { isDay } from './daily-metrics.dto.js';
+
+const IsDay = (): PropertyDecorator =>
+  Check('isDay', isDay, (property) => `${property} must be a date YYYY-MM-DD`);
+
+export class StepMetricsQueryDto {
+  @ApiProperty({ minimum: 1, example: 42, description: 'The campaign (required)' })
+  @IsDefined({ message: 'campaign_id is required' })
+  @Type(() => Number)
+  @IsInt({ message: 'campaign_id must be a positive integer' })
+  @Min(1, { message: 'campaign_id must be a positive integer' })
+  @Max(MAX_ID, { message: 'campaign_id must be a positive integer' })
+  campaign_id: number;
+
+  @ApiPropertyOptional({
+    format: 'date',
+    example: '2026-11-01',
+    description: 'First UTC day, inclusive (default: 29 days before `to`)',
+  })
+  @IsOptional()
+  @IsDay()
+  from?: string;
+
+  @ApiPropertyOptional({
+    format: 'date',
+    example: '2026-11-30',
+    description: 'Last UTC day, inclusive (default: today, UTC)',
+  })
+  @IsOptional()
+  @IsDay()
+  to?: string;
+}
+
+export interface StepMetricView {
+  campaign_id: number;
+  step_position: number | null;
+  variant: string | null;
+  sent: number;
+  replied: number;
+  bounced: number;
+  unsubscribed: number;
+}
+
+export class StepMetricResponseDto implements StepMetricView {
+  @ApiProperty({ example: 42 }) campaign_id: number;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    example: 1,
+    description: 'Sequence step; null for facts whose thread had no message sent by a step',
+  })
+  step_position: number | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    enum: ['A', 'B', 'C', 'D', 'E'],
+    example: 'B',
+    description: 'Step variant; null for messages sent before variants existed',
+  })
+  variant: string | null;
+  @ApiProperty({ example: 500, description: 'Messages sent with this step and variant' })
+  sent: number;
+  @ApiProperty({
+    example: 12,
+    description: 'Replies, counted for the variant of the last message sent in the thread',
+  })
+  replied: number;
+  @ApiProperty({ example: 3, description: 'Hard bounces of messages with this step and variant' })
+  bounced: number;
+  @ApiProperty({
+    example: 1,
+    description: 'Unsubscribes, counted for the variant of the last message sent to the enrollment',
+  })
+  unsubscribed: number;
+}

@@ -1,0 +1,23 @@
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+
+/**
+ * Counters per workspace, campaign, UTC day, step and variant: `sent`, `replied`, `bounced` and
+ * `unsubscribed`, bumped in the same transactions (and for the same facts) as `daily_metrics`, so they
+ * add up to the campaign's daily totals. `step_position` 0 and `variant` '' stand for "not known" (a
+ * fact whose thread has no outbound message, or a message sent before variants existed); the API shows
+ * them as null. Not null so that the unique key (and ON CONFLICT) covers them.
+ */
+@Entity('step_metrics')
+@Index(['workspaceId', 'campaignId', 'date', 'stepPosition', 'variant'], { unique: true })
+export class StepMetric {
+  @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: number;
+  @Column({ type: 'uuid' }) workspaceId: string;
+  @Column({ type: 'bigint' }) campaignId: number;
+  @Column({ type: 'date' }) date: string;
+  @Column({ type: 'integer' }) stepPosition: number;
+  @Column({ type: 'text' }) variant: string;
+  @Column({ type: 'integer', default: 0 }) sent: number;
+  @Column({ type: 'integer', default: 0 }) replied: number;
+  @Column({ type: 'integer', default: 0 }) bounced: number;
+  @Column({ type: 'integer', default: 0 }) unsubscribed: number;
+}
