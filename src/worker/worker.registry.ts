@@ -27,6 +27,7 @@ import { CLAIM_BATCH, SendEngine } from '../modules/sending/send-engine.service.
 import { MessageRetentionService } from '../modules/threads/message-retention.service.js';
 import { WebhookDeliveryWorker } from '../modules/webhooks/webhook-delivery.worker.js';
 import { WebhookDispatcher } from '../modules/webhooks/webhook-dispatcher.js';
+import { ManualReplySweeper } from '../modules/sending/manual/manual-reply-sweeper.js';
 
 export type WorkerRole = 'worker';
 
@@ -94,6 +95,15 @@ export const LOOPS: LoopSpec[] = [
     intervalMs: () => HOUR_MS,
     firstDelayMs: () => 60_000,
     errorMessage: 'message body retention failed',
+  }),
+  spec({
+    name: 'manual-reply-sweep',
+    role: 'worker',
+    provider: ManualReplySweeper,
+    pass: (sweeper) => () => sweeper.sweepOnce(),
+    intervalMs: (_, sweeper) => sweeper.intervalMs,
+    firstDelayMs: () => 20_000,
+    errorMessage: 'manual replies left sending not swept',
   }),
   spec({
     name: 'idempotency-sweep',

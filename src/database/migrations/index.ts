@@ -15,6 +15,7 @@ import { BigintIds1799200000000 } from './1799200000000-BigintIds.js';
 import { ListFilterIndexes1799300000000 } from './1799300000000-ListFilterIndexes.js';
 import { Conversations1799400000000 } from './1799400000000-Conversations.js';
 import { CampaignFeatures1799500000000 } from './1799500000000-CampaignFeatures.js';
+import { ManualReplySweep1799600000000 } from './1799600000000-ManualReplySweep.js';
 
 export const MIGRATIONS: Array<new () => object> = [
   Init1795318086464,
@@ -30,4 +31,5 @@ export const MIGRATIONS: Array<new () => object> = [
   ListFilterIndexes1799300000000,
   Conversations1799400000000,
   CampaignFeatures1799500000000,
+  ManualReplySweep1799600000000,
 ];

@@ -9,6 +9,7 @@ import { SmtpTransportPool } from './smtp-transport.pool.js';
 import { ManualReplyController } from './manual/manual-reply.controller.js';
 import { ManualReplyRepository } from './manual/manual-reply.repository.js';
 import { ManualReplyService } from './manual/manual-reply.service.js';
+import { ManualReplySweeper } from './manual/manual-reply-sweeper.js';
 
 /**
  * The sending engine: the scheduler and send path and its SMTP transport pool. Its `send` loop is
@@ -25,6 +26,7 @@ import { ManualReplyService } from './manual/manual-reply.service.js';
     SmtpTransportPool,
     ManualReplyRepository,
     ManualReplyService,
+    ManualReplySweeper,
   ],
   exports: [SendEngine],
 })

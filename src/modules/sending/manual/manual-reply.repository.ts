@@ -156,6 +156,31 @@ export class ManualReplyRepository {
     return true;
   }
 
+  /**
+   * Manual replies still `sending` whose SMTP conversation began more than `olderThanSeconds` ago:
+   * their request died (a crash, a kill) before recording the outcome. Marked `failed` with `note`,
+   * at most `batch` per call; the ids marked. Never sent again (the outcome is unknown).
+   */
+  async failStaleAcrossWorkspaces(
+    olderThanSeconds: number,
+    batch: number,
+    note: string,
+    m: EntityManager,
+  ): Promise<number[]> {
+    const marked = await rows<{ id: number }>(
+      m,
+      `UPDATE messages SET status = 'failed', error = $3
+       WHERE id IN (SELECT id FROM messages
+                    WHERE status = 'sending' AND kind = 'manual'
+                      AND smtp_started_at < now() - make_interval(secs => $1::double precision)
+                    ORDER BY smtp_started_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+         AND status = 'sending'
+       RETURNING id`,
+      [olderThanSeconds, batch, note],
+    );
+    return marked.map((r) => Number(r.id));
+  }
+
   /** Forgets a record the server cannot have accepted. */
   async dropSending(workspaceId: string, id: number, m: EntityManager): Promise<void> {
     await m.query(`DELETE FROM messages WHERE workspace_id = $1 AND id = $2 AND status = 'sending'`, [

@@ -21,6 +21,7 @@ export type MessageStatus = 'sending' | 'sent' | 'failed' | 'received';
   unique: true,
   where: 'idempotency_key IS NOT NULL',
 })
+@Index('idx_messages_manual_sending', ['smtpStartedAt'], { where: "status = 'sending' AND kind = 'manual'" })
 export class Message {
   @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: number;
   @Column({ type: 'uuid' }) workspaceId: string;
