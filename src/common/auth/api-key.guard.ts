@@ -49,6 +49,15 @@ function authenticate(strategy: BearerStrategy, headers: ServiceRequest['headers
   });
 }
 
+/** Why this key may not use a route with this requirement (tier, then scopes); null when it may. */
+function refusalOf(requirement: AuthRequirement | undefined, principal: Principal): string | null {
+  if (!requirement) return 'This route is not available to API keys';
+  if (requirement.tier && principal.tier !== requirement.tier)
+    return `This route needs a ${requirement.tier} key`;
+  const missing = requirement.scopes.filter((s) => !principal.scopes.includes(s));
+  return missing.length ? `This key lacks the scope ${missing.join(', ')}` : null;
+}
+
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(
@@ -72,13 +81,7 @@ export class ApiKeyGuard implements CanActivate {
     if (!ipAllowed(req.ip, principal.allowedIps))
       throw ApiError.forbidden('This key may not be used from this address');
     const res = ctx.switchToHttp().getResponse<Response>();
-    const refusal = !requirement
-      ? 'This route is not available to API keys'
-      : requirement.tier && principal.tier !== requirement.tier
-        ? `This route needs a ${requirement.tier} key`
-        : requirement.scopes.filter((s) => !principal.scopes.includes(s)).length
-          ? `This key lacks the scope ${requirement.scopes.filter((s) => !principal.scopes.includes(s)).join(', ')}`
-          : null;
+    const refusal = refusalOf(requirement, principal);
     if (refusal) {
       // Refused before the limiter: the answer carries the key's RateLimit headers (every keyed answer
       // does) but spends nothing of its budget.

@@ -44,8 +44,9 @@ export class CampaignGuardsRepository {
    * Of the active campaign's last `window` sends (outbound messages handed to SMTP: `sent` or
    * `failed`) since its bounce window began, how many hard bounced; undefined when the campaign is
    * not active. The newest sends of the workspace are read backwards over (workspace_id, created_at,
-   * id) and kept when their thread is the campaign's, so the cost is bounded by the workspace's
-   * recent traffic, not by the campaign's history.
+   * id) and kept when their thread is the campaign's, and never further back than the window's start
+   * or, without one, the campaign's activation (it sent nothing before): the walk is bounded by the
+   * workspace's traffic since then, not by the workspace's whole history.
    */
   async recentSendOutcomes(
     workspaceId: string,
@@ -61,7 +62,7 @@ export class CampaignGuardsRepository {
          SELECT count(*)::int AS sends, count(x.bounced_at)::int AS bounced FROM (
            SELECT m.bounced_at FROM messages m JOIN threads t ON t.id = m.thread_id
            WHERE m.workspace_id = c.workspace_id AND t.campaign_id = c.id AND m.direction = 'outbound'
-             AND m.status IN ('sent', 'failed') AND m.created_at >= coalesce(c.bounce_window_started_at, '-infinity')
+             AND m.status IN ('sent', 'failed') AND m.created_at >= coalesce(c.bounce_window_started_at, c.activated_at, '-infinity')
            ORDER BY m.created_at DESC, m.id DESC LIMIT $3) x
        ) r
        WHERE c.workspace_id = $1 AND c.id = $2 AND c.status = 'active'`,

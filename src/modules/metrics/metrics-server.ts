@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { logger } from '../../common/logging/logger.js';
 import { appConfig } from '../../config/app-config.js';
 import { MetricsService } from './metrics.service.js';
+import { metricsUnauthorized } from './metrics.controller.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -55,12 +56,9 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
         return sendJson(res, 404, { error: { type: 'not_found', message: 'Resource not found' } });
       }
       if (!this.metrics.authorized(req.headers.authorization)) {
-        return sendJson(
-          res,
-          401,
-          { error: { type: 'authentication_failed', message: 'A valid metrics token is required' } },
-          { 'WWW-Authenticate': 'Bearer realm="metrics"' },
-        );
+        // The same 401 as the API role's GET /metrics.
+        const refused = metricsUnauthorized();
+        return sendJson(res, refused.getStatus(), refused.body, refused.headers);
       }
       this.metrics.render().then(
         (text) => {
