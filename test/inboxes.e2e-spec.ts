@@ -256,17 +256,22 @@ describe('inboxes and inbox:connect', () => {
       email: 'a@box.test',
       display_name: 'Sales Team',
       provider: 'smtp',
+      auth: 'password',
       status: 'active',
       daily_limit: 120,
+      ramp_up: null,
+      effective_daily_limit: 120,
       sent_today: 0,
       domain: 'box.test',
+      last_error: null,
       last_error_at: null,
       created_at: expect.any(String),
     });
     const upper = await api(app, tenant.token).get(`/inboxes/${a.id.toUpperCase()}`);
     expect(upper.body.data.id).toBe(a.id);
     for (const res of [list, shown, upper]) {
-      const text = res.text;
+      // `auth: "password"` names how the inbox signs in, not a credential.
+      const text = res.text.replaceAll('"auth":"password"', '');
       for (const secret of forbidden) expect(text).not.toContain(secret);
       expect(text).not.toMatch(/password|secret|host|"user"|token|sealed|hash/i);
     }

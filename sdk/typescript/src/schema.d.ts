@@ -449,7 +449,15 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change the display name or daily limit, pause or resume, set or remove a ramp-up
+         * @description Change the display name or daily limit, pause or resume, set or remove a ramp-up.
+         *
+         *     Requires an API key with scope `inboxes:write`.
+         *
+         *     Send an `Idempotency-Key` to make a retry safe.
+         */
+        patch: operations["v1.inboxes.update"];
         trace?: never;
     };
     "/api/v1/me": {
@@ -1339,23 +1347,56 @@ export interface components {
             /** @description 1-based data row (a CSV header is not counted) */
             row: number;
         };
+        InboxRampUpDto: {
+            /** @example 5 */
+            increase_per_day: number;
+            /** @example 5 */
+            start: number;
+        };
+        InboxRampUpResponseDto: {
+            /** @description Added to the limit for each whole day since the ramp began */
+            increase_per_day: number;
+            /** @description Sends allowed on the first day of the ramp */
+            start: number;
+            /**
+             * Format: date-time
+             * @description When the ramp began (set when it is set or changed)
+             */
+            started_at: string;
+        };
         InboxResponseDto: {
+            /**
+             * @description How the inbox signs in to SMTP and IMAP: a password, or OAuth 2.0 (SASL XOAUTH2)
+             * @enum {string}
+             */
+            auth: "password" | "oauth2";
             /** Format: date-time */
             created_at: string;
             daily_limit: number;
             display_name: string | null;
             domain: string;
+            /** @description Today's limit: daily_limit, or min(daily_limit, start + increase_per_day × whole days since the ramp began) */
+            effective_daily_limit: number;
             email: string;
             /** Format: uuid */
             id: string;
+            /** @description The last sending or sign-in failure, in words */
+            last_error: string | null;
             /** Format: date-time */
             last_error_at: string | null;
-            /** @enum {string} */
-            provider: "smtp";
+            /**
+             * @description `smtp`: any server; `google`, `microsoft`: OAuth 2.0
+             * @enum {string}
+             */
+            provider: "smtp" | "google" | "microsoft";
+            ramp_up: components["schemas"]["InboxRampUpResponseDto"] | null;
             /** @description Sent during the current UTC day */
             sent_today: number;
-            /** @enum {string} */
-            status: "active" | "paused" | "error";
+            /**
+             * @description `reauth_required`: the provider refused the OAuth grant; nothing is sent from the inbox until it is connected again
+             * @enum {string}
+             */
+            status: "active" | "paused" | "error" | "reauth_required";
         };
         LinksDto: {
             first: string | null;
@@ -1658,6 +1699,17 @@ export interface components {
             timezone?: string | null;
             /** @description Job title */
             title?: string | null;
+        };
+        UpdateInboxDto: {
+            daily_limit?: number;
+            display_name?: string | null;
+            /** @description Ramp the daily volume up from `start`, adding `increase_per_day` each whole day, never above daily_limit; null removes it. Setting a different ramp restarts it today */
+            ramp_up?: components["schemas"]["InboxRampUpDto"] | null;
+            /**
+             * @description Pause or resume sending from the inbox. An inbox in `reauth_required` is made active by connecting it again (409 here)
+             * @enum {string}
+             */
+            status?: "active" | "paused";
         };
         UpdateSequenceDto: {
             name?: string;
@@ -6936,10 +6988,18 @@ export interface operations {
                      *           "email": "string",
                      *           "display_name": "string",
                      *           "provider": "smtp",
+                     *           "auth": "password",
                      *           "status": "active",
                      *           "daily_limit": 0,
+                     *           "ramp_up": {
+                     *             "start": 0,
+                     *             "increase_per_day": 0,
+                     *             "started_at": "2019-08-24T14:15:22Z"
+                     *           },
+                     *           "effective_daily_limit": 0,
                      *           "sent_today": 0,
                      *           "domain": "string",
+                     *           "last_error": "string",
                      *           "last_error_at": "2019-08-24T14:15:22Z",
                      *           "created_at": "2019-08-24T14:15:22Z"
                      *         }
@@ -7157,10 +7217,18 @@ export interface operations {
                      *         "email": "string",
                      *         "display_name": "string",
                      *         "provider": "smtp",
+                     *         "auth": "password",
                      *         "status": "active",
                      *         "daily_limit": 0,
+                     *         "ramp_up": {
+                     *           "start": 0,
+                     *           "increase_per_day": 0,
+                     *           "started_at": "2019-08-24T14:15:22Z"
+                     *         },
+                     *         "effective_daily_limit": 0,
                      *         "sent_today": 0,
                      *         "domain": "string",
+                     *         "last_error": "string",
                      *         "last_error_at": "2019-08-24T14:15:22Z",
                      *         "created_at": "2019-08-24T14:15:22Z"
                      *       }
@@ -7314,6 +7382,309 @@ export interface operations {
             /** @description Any other error, in the error envelope */
             default: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_error",
+                     *         "message": "Something went wrong on our side; request id 2f7c9d1e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    "v1.inboxes.update": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry for 24 hours: the same key with the same body replays the stored answer (Idempotent-Replayed: true); with another body → 422 idempotency_key_reused; while the first is still running → 409 idempotency_key_in_use. 1 to 255 visible ASCII characters, e.g. a UUID.
+                 * @example 6f1c2a8e-9b3d-4c55-8f0e-2d7a1b9c4e10
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                inbox: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "display_name": "string",
+                 *       "daily_limit": 1,
+                 *       "status": "active",
+                 *       "ramp_up": {
+                 *         "start": 5,
+                 *         "increase_per_day": 5
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateInboxDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "email": "string",
+                     *         "display_name": "string",
+                     *         "provider": "smtp",
+                     *         "auth": "password",
+                     *         "status": "active",
+                     *         "daily_limit": 0,
+                     *         "ramp_up": {
+                     *           "start": 0,
+                     *           "increase_per_day": 0,
+                     *           "started_at": "2019-08-24T14:15:22Z"
+                     *         },
+                     *         "effective_daily_limit": 0,
+                     *         "sent_today": 0,
+                     *         "domain": "string",
+                     *         "last_error": "string",
+                     *         "last_error_at": "2019-08-24T14:15:22Z",
+                     *         "created_at": "2019-08-24T14:15:22Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["InboxResponseDto"];
+                    };
+                };
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request",
+                     *         "message": "The body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "authentication_failed",
+                     *         "message": "The API key is missing, malformed, unknown, expired or revoked"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Wrong tier, missing scope or disallowed source IP. Requires scope: inboxes:write. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "forbidden",
+                     *         "message": "This key lacks the scope this route needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not found in this tenant */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "idempotency_key_in_use",
+                     *         "message": "A request with this Idempotency-Key is still being processed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description payload_too_large: the body is over the size limit of this route */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "payload_too_large",
+                     *         "message": "The request body is over 1 MiB"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "validation_failed",
+                     *         "message": "email must be a valid email address",
+                     *         "field": "email"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "rate_limited",
+                     *         "message": "Rate limit exceeded: retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description internal_error: a defect; nothing half-done is left behind; retry with the same Idempotency-Key */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_error",
+                     *         "message": "Something went wrong on our side; request id 2f7c9d1e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description service_unavailable: the database is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "service_unavailable",
+                     *         "message": "The service is temporarily unavailable; retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Any other error, in the error envelope */
+            default: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -11,6 +11,7 @@ export const WORKSPACE_SCOPES = [
   'imports:read',
   'imports:write',
   'inboxes:read',
+  'inboxes:write',
   'threads:read',
   'threads:write',
   'analytics:read',

@@ -1,12 +1,12 @@
-import { Controller, Get, Param, Query, Req } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Param, Patch, Query, Req } from '@nestjs/common';
+import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Tenant, WorkspaceAuth } from '../../common/auth/auth.decorator.js';
 import type { WorkspaceTenant } from '../../common/auth/principal.js';
 import { ApiCollectionResponse, ApiDataResponse, ApiErrorResponses } from '../../common/http/envelope.dto.js';
 import { UuidPipe } from '../../common/http/id-params.js';
 import { collection, PageQueryDto, type Collection } from '../../common/http/pagination.js';
-import { InboxResponseDto } from './dto/inbox.dto.js';
+import { InboxResponseDto, UpdateInboxDto } from './dto/inbox.dto.js';
 import { InboxesService } from './inboxes.service.js';
 import { toInboxView, type InboxView } from './inbox.view.js';
 
@@ -34,5 +34,22 @@ export class InboxesController {
   @ApiErrorResponses(404)
   async show(@Tenant() t: WorkspaceTenant, @Param('inbox', UuidPipe) id: string) {
     return { data: await this.inboxes.show(t.workspaceId, id) };
+  }
+
+  @Patch(':inbox')
+  @WorkspaceAuth('inboxes:write')
+  @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'Safe retries (24 h)' })
+  @ApiOperation({
+    operationId: 'v1.inboxes.update',
+    summary: 'Change the display name or daily limit, pause or resume, set or remove a ramp-up',
+  })
+  @ApiDataResponse(InboxResponseDto)
+  @ApiErrorResponses(400, 404, 409, 422)
+  async update(
+    @Tenant() t: WorkspaceTenant,
+    @Param('inbox', UuidPipe) id: string,
+    @Body() body: UpdateInboxDto,
+  ) {
+    return { data: await this.inboxes.update(t.workspaceId, id, body) };
   }
 }

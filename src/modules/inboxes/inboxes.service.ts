@@ -9,6 +9,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { ApiError } from '../../common/http/api-error.js';
 import { isUuid } from '../../common/http/id-params.js';
 import type { Page, PageQueryDto } from '../../common/http/pagination.js';
+import type { UpdateInboxDto } from './dto/inbox.dto.js';
 import type { Inbox } from './entities/inbox.entity.js';
 import {
   hashInboundSecret,
@@ -102,6 +103,41 @@ export class InboxesService {
     const row = await this.inboxes.findOne(workspaceId, { id });
     if (!row) throw ApiError.notFound();
     return toInboxView(row);
+  }
+
+  /**
+   * `PATCH /inboxes/{id}`: display name, daily limit, pause/resume, ramp-up. A ramp that changes (or
+   * appears) starts now; the same ramp sent again keeps its start. An inbox waiting for a new OAuth
+   * grant (`reauth_required`) cannot be resumed here: only connecting it again makes it active.
+   */
+  async update(workspaceId: string, id: string, body: UpdateInboxDto): Promise<InboxView> {
+    return this.db.transaction(async (m) => {
+      const row = await this.inboxes.findOneForUpdate(workspaceId, { id }, m);
+      if (!row) throw ApiError.notFound();
+      const patch: Partial<Inbox> = {};
+      if (body.display_name !== undefined) patch.displayName = body.display_name;
+      if (body.daily_limit !== undefined) patch.dailyLimit = body.daily_limit;
+      if (body.status !== undefined && body.status !== row.status) {
+        if (row.status === 'reauth_required') {
+          throw ApiError.conflict('The inbox needs a new OAuth grant: connect it again to resume it');
+        }
+        patch.status = body.status;
+      }
+      if (body.ramp_up === null) {
+        Object.assign(patch, { rampStart: null, rampIncreasePerDay: null, rampStartedAt: null });
+      } else if (
+        body.ramp_up !== undefined &&
+        (body.ramp_up.start !== row.rampStart || body.ramp_up.increase_per_day !== row.rampIncreasePerDay)
+      ) {
+        Object.assign(patch, {
+          rampStart: body.ramp_up.start,
+          rampIncreasePerDay: body.ramp_up.increase_per_day,
+          rampStartedAt: new Date(),
+        });
+      }
+      if (Object.keys(patch).length > 0) await this.inboxes.update(workspaceId, { id }, patch, m);
+      return toInboxView({ ...row, ...patch });
+    });
   }
 
   async list(workspaceId: string, query: PageQueryDto): Promise<Page<Inbox>> {

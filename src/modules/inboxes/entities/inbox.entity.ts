@@ -1,7 +1,13 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { CreatedAt, Timestamp, UpdatedAt } from '../../../database/columns.js';
 
-export type InboxStatus = 'active' | 'paused' | 'error';
+/** `reauth_required`: an OAuth inbox whose refresh token the provider refused (CONTRACT §19). */
+export type InboxStatus = 'active' | 'paused' | 'error' | 'reauth_required';
+export const INBOX_STATUSES: readonly InboxStatus[] = ['active', 'paused', 'error', 'reauth_required'];
+/** `smtp`: any server, signed in with a password; `google` / `microsoft`: OAuth 2.0 (XOAUTH2). */
+export type InboxProvider = 'smtp' | 'google' | 'microsoft';
+export const INBOX_PROVIDERS: readonly InboxProvider[] = ['smtp', 'google', 'microsoft'];
+export type InboxAuth = 'password' | 'oauth2';
 
 /**
  * A connected mailbox. Credentials are sealed (AES-256-GCM) in `smtpSealed` / `imapSealed`, and the
@@ -14,9 +20,14 @@ export class Inbox {
   @Column({ type: 'uuid' }) workspaceId: string;
   @Column({ type: 'text' }) email: string;
   @Column({ type: 'text', nullable: true }) displayName: string | null;
-  @Column({ type: 'text', default: 'smtp' }) provider: 'smtp';
+  @Column({ type: 'text', default: 'smtp' }) provider: InboxProvider;
+  @Column({ type: 'text', default: 'password' }) auth: InboxAuth;
   @Column({ type: 'text', default: 'active' }) status: InboxStatus;
   @Column({ type: 'integer', default: 50 }) dailyLimit: number;
+  /** Ramp-up (all three set, or none): the day's limit grows from `rampStart` by `rampIncreasePerDay`. */
+  @Column({ type: 'integer', nullable: true }) rampStart: number | null;
+  @Column({ type: 'integer', nullable: true }) rampIncreasePerDay: number | null;
+  @Timestamp() rampStartedAt: Date | null;
   @Column({ type: 'integer', default: 0 }) sentToday: number;
   /** The UTC day `sentToday` counts. */
   @Column({ type: 'date', nullable: true }) sentTodayDate: string | null;
@@ -26,6 +37,8 @@ export class Inbox {
   @Timestamp() lastSentAt: Date | null;
   /** Sealed JSON {host, port, secure, user, password}. */
   @Column({ type: 'text' }) smtpSealed: string;
+  /** OAuth inboxes: the sealed refresh token (`inboxes.oauth_sealed.<inbox id>`); null for password inboxes. */
+  @Column({ type: 'text', nullable: true }) oauthSealed: string | null;
   /** Sealed JSON {host, port, secure, user, password}, or null when the inbox is not polled. */
   @Column({ type: 'text', nullable: true }) imapSealed: string | null;
   @Column({ type: 'bigint', nullable: true }) imapUidValidity: number | string | null;

@@ -6,6 +6,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { rows } from '../../../database/query-rows.js';
+import { EFFECTIVE_DAILY_LIMIT_SQL } from '../../inboxes/ramp-up.js';
 import { UTC_TODAY } from './sql.js';
 
 @Injectable()
@@ -69,8 +70,8 @@ export class CapacityRepository {
          UPDATE inboxes SET
            sent_today = CASE WHEN sent_today_date = ${UTC_TODAY} THEN sent_today + 1 ELSE 1 END,
            sent_today_date = ${UTC_TODAY}, last_sent_at = now()
-         WHERE workspace_id = $1 AND id = $2 AND status = 'active' AND daily_limit > 0
-           AND (sent_today_date IS DISTINCT FROM ${UTC_TODAY} OR sent_today < daily_limit)
+         WHERE workspace_id = $1 AND id = $2 AND status = 'active' AND ${EFFECTIVE_DAILY_LIMIT_SQL} > 0
+           AND (sent_today_date IS DISTINCT FROM ${UTC_TODAY} OR sent_today < ${EFFECTIVE_DAILY_LIMIT_SQL})
          RETURNING id
        ), domain AS (
          INSERT INTO send_counters (workspace_id, scope, key, day, sent)
@@ -127,7 +128,10 @@ export class CapacityRepository {
     );
   }
 
-  /** The inbox's daily count, locked (same lock order as a single reservation: inbox, then domain). */
+  /**
+   * The inbox's daily count and its limit for the day (ramp-up applied), locked (same lock order as a
+   * single reservation: inbox, then domain).
+   */
   async lockInboxCount(
     workspaceId: string,
     inboxId: string,
@@ -144,7 +148,8 @@ export class CapacityRepository {
       today: string;
     }>(
       m,
-      `SELECT sent_today, sent_today_date::text AS counted_day, daily_limit, status, ${UTC_TODAY}::text AS today
+      `SELECT sent_today, sent_today_date::text AS counted_day, ${EFFECTIVE_DAILY_LIMIT_SQL} AS daily_limit,
+         status, ${UTC_TODAY}::text AS today
        FROM inboxes WHERE workspace_id = $1 AND id = $2 FOR UPDATE`,
       [workspaceId, inboxId],
     );

@@ -10,6 +10,7 @@ import { appConfig } from '../../../config/app-config.js';
 import { rollbackToSavepoint, savepoint } from '../../../database/query-rows.js';
 import { stopEnrollment, stopReasonForSuppression } from '../../enrollments/enrollment-effects.js';
 import type { Inbox } from '../../inboxes/entities/inbox.entity.js';
+import { effectiveDailyLimit } from '../../inboxes/ramp-up.js';
 import type { CapacityRepository } from './capacity.repository.js';
 import { StepRenderError } from './compose.js';
 import {
@@ -145,7 +146,7 @@ export class StepRecorder {
       if (
         !bank?.holdsInbox(inbox.id) &&
         inbox.sentTodayDate === today &&
-        inbox.sentToday >= inbox.dailyLimit
+        inbox.sentToday >= effectiveDailyLimit(inbox, now)
       ) {
         continue; // full today
       }
