@@ -3,6 +3,12 @@
  * Everything else asks `appConfig()`; nothing reads process.env directly.
  */
 import { createHash } from 'node:crypto';
+import {
+  loadMailProviders,
+  parseDnsServers,
+  type MailProviderConfig,
+  type OAuthProviderName,
+} from './mail-providers.js';
 
 export type AppRole = 'all' | 'api' | 'worker';
 
@@ -59,6 +65,12 @@ export interface AppConfig {
   metricsWorkspaceLabels: boolean;
   /** SHUTDOWN_TIMEOUT_SECONDS (default 25): after SIGTERM/SIGINT the process exits by then at the latest. */
   shutdownTimeoutSeconds: number;
+  /** OAuth 2.0 providers (OAUTH_GOOGLE_*, OAUTH_MICROSOFT_*, GOOGLE_SMTP_HOST, ...): config/mail-providers.ts. */
+  mailProviders: Record<OAuthProviderName, MailProviderConfig>;
+  /** DNS_SERVERS (ip[:port], comma-separated) for sending-domain health; empty = the system's resolver. */
+  dnsServers: string[];
+  /** DKIM_SELECTORS: selectors health looks for besides the provider's own. */
+  dkimSelectors: string[];
 }
 
 export class ConfigError extends Error {}
@@ -171,7 +183,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     metricsPort: intVar(env, 'METRICS_PORT', 0, 0, 65535),
     metricsWorkspaceLabels: env.METRICS_WORKSPACE_LABELS === 'true',
     shutdownTimeoutSeconds: intVar(env, 'SHUTDOWN_TIMEOUT_SECONDS', 25, 1, 600),
+    mailProviders: withConfigErrors(() => loadMailProviders(env)),
+    dnsServers: withConfigErrors(() => parseDnsServers(env.DNS_SERVERS)),
+    dkimSelectors: listVar(env, 'DKIM_SELECTORS').map((s) => s.toLowerCase()),
   };
+}
+
+function withConfigErrors<T>(load: () => T): T {
+  try {
+    return load();
+  } catch (err) {
+    throw new ConfigError(err instanceof Error ? err.message : String(err));
+  }
 }
 
 let current: AppConfig | undefined;

@@ -460,6 +460,28 @@ export interface paths {
         patch: operations["v1.inboxes.update"];
         trace?: never;
     };
+    "/api/v1/inboxes/{inbox}/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The sending domain's MX, SPF, DKIM, DMARC (and PTR) against the bulk-sender rules; cached an hour
+         * @description The sending domain's MX, SPF, DKIM, DMARC (and PTR) against the bulk-sender rules; cached an hour.
+         *
+         *     Requires an API key with scope `inboxes:read`.
+         */
+        get: operations["v1.inboxes.health"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/me": {
         parameters: {
             query?: never;
@@ -1293,6 +1315,13 @@ export interface components {
         ErrorEnvelopeDto: {
             error: components["schemas"]["ErrorDetailDto"];
         };
+        HealthCheckDto: {
+            /** @description What was found, or what is missing and why it matters */
+            detail: string;
+            /** @enum {string} */
+            name: "mx" | "spf" | "dkim" | "dmarc" | "ptr";
+            ok: boolean;
+        };
         ImportContactDto: {
             company?: string | null;
             /** @description At most 50 keys; merged key by key into an existing contact */
@@ -1346,6 +1375,18 @@ export interface components {
             message: string;
             /** @description 1-based data row (a CSV header is not counted) */
             row: number;
+        };
+        InboxHealthResponseDto: {
+            /** Format: date-time */
+            checked_at: string;
+            checks: components["schemas"]["HealthCheckDto"][];
+            /** @example acme.com */
+            domain: string;
+            /**
+             * @description `fail`: SPF, DKIM or DMARC is missing or wrong (bulk-sender rules of Gmail, Yahoo, Microsoft); `warn`: an advised record (MX, PTR) is missing, or a DNS lookup failed
+             * @enum {string}
+             */
+            verdict: "pass" | "warn" | "fail";
         };
         InboxRampUpDto: {
             /** @example 5 */
@@ -7685,6 +7726,233 @@ export interface operations {
             default: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_error",
+                     *         "message": "Something went wrong on our side; request id 2f7c9d1e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    "v1.inboxes.health": {
+        parameters: {
+            query?: {
+                /** @description true: read DNS again instead of the answer cached for an hour */
+                refresh?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                inbox: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "domain": "acme.com",
+                     *         "checked_at": "2019-08-24T14:15:22Z",
+                     *         "verdict": "pass",
+                     *         "checks": [
+                     *           {
+                     *             "name": "mx",
+                     *             "ok": true,
+                     *             "detail": "string"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["InboxHealthResponseDto"];
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "authentication_failed",
+                     *         "message": "The API key is missing, malformed, unknown, expired or revoked"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Wrong tier, missing scope or disallowed source IP. Requires scope: inboxes:read. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "forbidden",
+                     *         "message": "This key lacks the scope this route needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not found in this tenant */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description payload_too_large: the body is over the size limit of this route */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "payload_too_large",
+                     *         "message": "The request body is over 1 MiB"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "validation_failed",
+                     *         "message": "email must be a valid email address",
+                     *         "field": "email"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "rate_limited",
+                     *         "message": "Rate limit exceeded: retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description internal_error: a defect; nothing half-done is left behind; retry with the same Idempotency-Key */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_error",
+                     *         "message": "Something went wrong on our side; request id 2f7c9d1e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description service_unavailable: the database is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "service_unavailable",
+                     *         "message": "The service is temporarily unavailable; retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Any other error, in the error envelope */
+            default: {
+                headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -6,14 +6,18 @@ import type { WorkspaceTenant } from '../../common/auth/principal.js';
 import { ApiCollectionResponse, ApiDataResponse, ApiErrorResponses } from '../../common/http/envelope.dto.js';
 import { UuidPipe } from '../../common/http/id-params.js';
 import { collection, PageQueryDto, type Collection } from '../../common/http/pagination.js';
-import { InboxResponseDto, UpdateInboxDto } from './dto/inbox.dto.js';
+import { HealthQueryDto, InboxHealthResponseDto, InboxResponseDto, UpdateInboxDto } from './dto/inbox.dto.js';
+import { InboxHealthService } from './health/inbox-health.service.js';
 import { InboxesService } from './inboxes.service.js';
 import { toInboxView, type InboxView } from './inbox.view.js';
 
 @ApiTags('inboxes')
 @Controller('inboxes')
 export class InboxesController {
-  constructor(private readonly inboxes: InboxesService) {}
+  constructor(
+    private readonly inboxes: InboxesService,
+    private readonly health: InboxHealthService,
+  ) {}
 
   @Get()
   @WorkspaceAuth('inboxes:read')
@@ -34,6 +38,23 @@ export class InboxesController {
   @ApiErrorResponses(404)
   async show(@Tenant() t: WorkspaceTenant, @Param('inbox', UuidPipe) id: string) {
     return { data: await this.inboxes.show(t.workspaceId, id) };
+  }
+
+  @Get(':inbox/health')
+  @WorkspaceAuth('inboxes:read')
+  @ApiOperation({
+    operationId: 'v1.inboxes.health',
+    summary:
+      "The sending domain's MX, SPF, DKIM, DMARC (and PTR) against the bulk-sender rules; cached an hour",
+  })
+  @ApiDataResponse(InboxHealthResponseDto)
+  @ApiErrorResponses(404, 422)
+  async domainHealth(
+    @Tenant() t: WorkspaceTenant,
+    @Param('inbox', UuidPipe) id: string,
+    @Query() query: HealthQueryDto,
+  ) {
+    return { data: await this.health.health(t.workspaceId, id, query.refresh === 'true') };
   }
 
   @Patch(':inbox')

@@ -81,7 +81,7 @@ export async function connectInbox(
       await inboxes.update(
         ws.id,
         { id: existing.id },
-        { ...values, lastError: null, imapUidValidity: null, imapLastUid: null },
+        { ...values, lastError: null, imapUidValidity: null, imapLastUid: null, health: null },
       );
       const inbox = (await inboxes.findOne(ws.id, { id: existing.id }))!;
       return { inbox, inboundSecret, reconnected: true };

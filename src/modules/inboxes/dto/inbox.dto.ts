@@ -4,6 +4,7 @@ import {
   IsIn,
   IsInt,
   IsObject,
+  IsOptional,
   IsString,
   Length,
   Max,
@@ -13,6 +14,7 @@ import {
 } from 'class-validator';
 import { IsOptionalNotNull, NoNulCharacters } from '../../sequences/dto/text-rules.js';
 import { INBOX_PROVIDERS, INBOX_STATUSES } from '../entities/inbox.entity.js';
+import type { DomainHealthView, HealthCheck } from '../health/domain-health.js';
 import type { InboxRampUpView, InboxView } from '../inbox.view.js';
 
 export const MAX_DAILY_LIMIT = 100000;
@@ -109,4 +111,32 @@ export class UpdateInboxDto {
   @ValidateNested()
   @Type(() => InboxRampUpDto)
   ramp_up?: InboxRampUpDto | null;
+}
+
+export class HealthQueryDto {
+  @ApiPropertyOptional({
+    enum: ['true', 'false'],
+    description: 'true: read DNS again instead of the answer cached for an hour',
+  })
+  @IsOptional()
+  @IsIn(['true', 'false'], { message: 'refresh must be true or false' })
+  refresh?: 'true' | 'false';
+}
+
+export class HealthCheckDto implements HealthCheck {
+  @ApiProperty({ enum: ['mx', 'spf', 'dkim', 'dmarc', 'ptr'] }) name: HealthCheck['name'];
+  @ApiProperty() ok: boolean;
+  @ApiProperty({ description: 'What was found, or what is missing and why it matters' }) detail: string;
+}
+
+export class InboxHealthResponseDto implements DomainHealthView {
+  @ApiProperty({ example: 'acme.com' }) domain: string;
+  @ApiProperty({ format: 'date-time' }) checked_at: string;
+  @ApiProperty({
+    enum: ['pass', 'warn', 'fail'],
+    description:
+      '`fail`: SPF, DKIM or DMARC is missing or wrong (bulk-sender rules of Gmail, Yahoo, Microsoft); `warn`: an advised record (MX, PTR) is missing, or a DNS lookup failed',
+  })
+  verdict: DomainHealthView['verdict'];
+  @ApiProperty({ type: [HealthCheckDto] }) checks: HealthCheck[];
 }

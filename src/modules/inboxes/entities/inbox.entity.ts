@@ -1,4 +1,5 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import type { DomainHealthView } from '../health/domain-health.js';
 import { CreatedAt, Timestamp, UpdatedAt } from '../../../database/columns.js';
 
 /** `reauth_required`: an OAuth inbox whose refresh token the provider refused (CONTRACT §19). */
@@ -45,6 +46,8 @@ export class Inbox {
   @Column({ type: 'integer', nullable: true }) imapLastUid: number | null;
   /** Mails IMAP polling skipped unread for being over the size limit (counted once each). */
   @Column({ type: 'integer', default: 0 }) imapSkippedOversize: number;
+  /** The last sending-domain health answer (GET /inboxes/{id}/health), reused for an hour. */
+  @Column({ type: 'jsonb', nullable: true }) health: DomainHealthView | null;
   /** HMAC of the per-inbox secret that authenticates POST /inbound/{id}. */
   @Column({ type: 'text' }) inboundSecretHash: string;
   @CreatedAt() createdAt: Date;

@@ -1,0 +1,124 @@
+/**
+ * The mail providers an inbox can connect to by OAuth 2.0 (CONTRACT §19): their OAuth endpoints and
+ * client credentials, their SMTP and IMAP servers, and what sending-domain health expects of a
+ * domain that sends through them. Every URL, host and port has the real default and its own
+ * variable (`OAUTH_GOOGLE_TOKEN_URL`, `GOOGLE_SMTP_HOST`, ...), so tests run against local servers.
+ */
+export type OAuthProviderName = 'google' | 'microsoft';
+export const OAUTH_PROVIDERS: readonly OAuthProviderName[] = ['google', 'microsoft'];
+
+export interface MailServer {
+  host: string;
+  port: number;
+  /** Implicit TLS (465/993); false means STARTTLS when offered. */
+  secure: boolean;
+}
+
+export interface MailProviderConfig {
+  name: OAuthProviderName;
+  /** Empty when the operator registered no app: `start` answers 409. */
+  clientId: string;
+  clientSecret: string;
+  /** The issuer the ID token names (`{tenantid}` for Microsoft's multi-tenant endpoints). */
+  issuer: string;
+  authorizationUrl: string;
+  tokenUrl: string;
+  userinfoUrl: string;
+  /** What is asked for: mail over SMTP and IMAP, the address, a refresh token. */
+  scopes: string[];
+  /** Extra parameters of the authorization request (offline access, consent). */
+  authorizationParams: Record<string, string>;
+  smtp: MailServer;
+  imap: MailServer;
+  /** Where the provider publishes DKIM keys for a customer's domain. */
+  dkimSelectors: string[];
+  /** An address the provider sends from: an SPF record that authorises the provider passes for it. */
+  spfProbeIp: string;
+  label: string;
+}
+
+const portVar = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || n < 1 || n > 65535) throw new Error(`${name} must be a port (1..65535)`);
+  return n;
+};
+
+const boolVar = (env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean =>
+  env[name] === undefined || env[name] === '' ? fallback : env[name] === 'true';
+
+function server(env: NodeJS.ProcessEnv, prefix: string, host: string, port: number): MailServer {
+  return {
+    host: env[`${prefix}_HOST`] || host,
+    port: portVar(env, `${prefix}_PORT`, port),
+    secure: boolVar(env, `${prefix}_SECURE`, true),
+  };
+}
+
+export function loadMailProviders(env: NodeJS.ProcessEnv): Record<OAuthProviderName, MailProviderConfig> {
+  const tenant = env.OAUTH_MICROSOFT_TENANT || 'common';
+  const ms = `https://login.microsoftonline.com/${encodeURIComponent(tenant)}`;
+  return {
+    google: {
+      name: 'google',
+      label: 'Google',
+      clientId: env.OAUTH_GOOGLE_CLIENT_ID ?? '',
+      clientSecret: env.OAUTH_GOOGLE_CLIENT_SECRET ?? '',
+      issuer: env.OAUTH_GOOGLE_ISSUER || 'https://accounts.google.com',
+      authorizationUrl: env.OAUTH_GOOGLE_AUTHORIZATION_URL || 'https://accounts.google.com/o/oauth2/v2/auth',
+      tokenUrl: env.OAUTH_GOOGLE_TOKEN_URL || 'https://oauth2.googleapis.com/token',
+      userinfoUrl: env.OAUTH_GOOGLE_USERINFO_URL || 'https://openidconnect.googleapis.com/v1/userinfo',
+      scopes: ['openid', 'email', 'https://mail.google.com/'],
+      authorizationParams: { access_type: 'offline', prompt: 'consent' },
+      smtp: server(env, 'GOOGLE_SMTP', 'smtp.gmail.com', 465),
+      imap: server(env, 'GOOGLE_IMAP', 'imap.gmail.com', 993),
+      dkimSelectors: ['google'],
+      spfProbeIp: '209.85.220.41',
+    },
+    microsoft: {
+      name: 'microsoft',
+      label: 'Microsoft',
+      clientId: env.OAUTH_MICROSOFT_CLIENT_ID ?? '',
+      clientSecret: env.OAUTH_MICROSOFT_CLIENT_SECRET ?? '',
+      issuer: env.OAUTH_MICROSOFT_ISSUER || 'https://login.microsoftonline.com/{tenantid}/v2.0',
+      authorizationUrl: env.OAUTH_MICROSOFT_AUTHORIZATION_URL || `${ms}/oauth2/v2.0/authorize`,
+      tokenUrl: env.OAUTH_MICROSOFT_TOKEN_URL || `${ms}/oauth2/v2.0/token`,
+      userinfoUrl: env.OAUTH_MICROSOFT_USERINFO_URL || 'https://graph.microsoft.com/oidc/userinfo',
+      scopes: [
+        'openid',
+        'email',
+        'offline_access',
+        'https://outlook.office.com/SMTP.Send',
+        'https://outlook.office.com/IMAP.AccessAsUser.All',
+      ],
+      authorizationParams: { prompt: 'select_account' },
+      // Microsoft 365 takes SMTP submission on 587 with STARTTLS only.
+      smtp: {
+        ...server(env, 'MICROSOFT_SMTP', 'smtp.office365.com', 587),
+        ...smtpSecure(env, 'MICROSOFT_SMTP', false),
+      },
+      imap: server(env, 'MICROSOFT_IMAP', 'outlook.office365.com', 993),
+      dkimSelectors: ['selector1', 'selector2'],
+      spfProbeIp: '40.107.22.0',
+    },
+  };
+}
+
+function smtpSecure(env: NodeJS.ProcessEnv, prefix: string, fallback: boolean): { secure: boolean } {
+  return { secure: boolVar(env, `${prefix}_SECURE`, fallback) };
+}
+
+/** DNS_SERVERS: `ip[:port]` entries (IPv6 as `[ip]:port`), comma-separated; empty = the system's resolver. */
+export function parseDnsServers(raw: string | undefined): string[] {
+  const list = (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const s of list) {
+    if (!/^(\d{1,3}(\.\d{1,3}){3}(:\d{1,5})?|\[[0-9a-fA-F:]+\](:\d{1,5})?|[0-9a-fA-F:]+)$/.test(s)) {
+      throw new Error(`DNS_SERVERS entry "${s}" must be ip[:port]`);
+    }
+  }
+  return list;
+}

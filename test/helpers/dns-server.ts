@@ -1,0 +1,80 @@
+/**
+ * A local authoritative DNS server speaking real DNS over UDP on 127.0.0.1 (the `dns2` package), for
+ * sending-domain health: point the service at it with DNS_SERVERS=127.0.0.1:<port>. Names not in the
+ * zone answer NXDOMAIN; a known name without records of the asked type answers NOERROR, empty.
+ */
+import dns2 from 'dns2';
+import { freePort } from '../../src/config/embedded.js';
+
+const { Packet } = dns2;
+
+export type ZoneRecord =
+  | { type: 'A'; address: string }
+  | { type: 'TXT'; data: string | string[] }
+  | { type: 'MX'; exchange: string; priority: number }
+  | { type: 'PTR' | 'CNAME'; domain: string };
+
+/** Records by lower-case name. */
+export type Zone = Map<string, ZoneRecord[]>;
+
+export interface DnsServer {
+  port: number;
+  /** `127.0.0.1:<port>`, for DNS_SERVERS. */
+  address: string;
+  zone: Zone;
+  /** Questions received, as `TYPE name`. */
+  queries: string[];
+  add(name: string, ...records: ZoneRecord[]): void;
+  close(): Promise<void>;
+}
+
+const TYPE_NAMES = Object.fromEntries(Object.entries(Packet.TYPE).map(([k, v]) => [v, k])) as Record<
+  number,
+  string
+>;
+
+export async function startDnsServer(): Promise<DnsServer> {
+  const zone: Zone = new Map();
+  const queries: string[] = [];
+  const server = dns2.createServer({
+    udp: true,
+    handle: (request, send) => {
+      const response = Packet.createResponseFromRequest(request);
+      const [question] = request.questions;
+      const name = question.name.toLowerCase().replace(/\.$/, '');
+      const type = TYPE_NAMES[question.type] ?? String(question.type);
+      queries.push(`${type} ${name}`);
+      const records = zone.get(name);
+      if (!records) {
+        response.header.rcode = Packet.RCODE.NXDOMAIN;
+      } else {
+        for (const r of records.filter((x) => x.type === type)) {
+          response.answers.push({
+            name: question.name,
+            type: Packet.TYPE[r.type],
+            class: Packet.CLASS.IN,
+            ttl: 60,
+            ...(r.type === 'A' ? { address: r.address } : {}),
+            ...(r.type === 'TXT' ? { data: r.data } : {}),
+            ...(r.type === 'MX' ? { exchange: r.exchange, priority: r.priority } : {}),
+            ...(r.type === 'PTR' || r.type === 'CNAME' ? { domain: r.domain } : {}),
+          } as never);
+        }
+      }
+      void send(response);
+    },
+  });
+  const port = await freePort();
+  await server.listen({ udp: { port, address: '127.0.0.1' } });
+  return {
+    port,
+    address: `127.0.0.1:${port}`,
+    zone,
+    queries,
+    add(name, ...records) {
+      const key = name.toLowerCase();
+      zone.set(key, [...(zone.get(key) ?? []), ...records]);
+    },
+    close: () => server.close() as Promise<void>,
+  };
+}
