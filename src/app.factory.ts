@@ -113,6 +113,7 @@ export function configureHttpApp(app: NestExpressApplication): void {
       { path: 'health/ready', method: RequestMethod.GET },
       { path: 'metrics', method: RequestMethod.GET },
       { path: 'u/:token', method: RequestMethod.ALL },
+      { path: 'oauth/:provider/callback', method: RequestMethod.GET },
     ],
   });
   // No enableShutdownHooks(): main.ts owns SIGTERM/SIGINT (close the app, stop embedded services,

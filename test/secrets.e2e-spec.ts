@@ -49,6 +49,8 @@ interface ReencryptOutput {
 const COLUMNS = [
   'inboxes.smtp_sealed',
   'inboxes.imap_sealed',
+  'inboxes.oauth_sealed',
+  'oauth_flows.code_verifier_sealed',
   'webhook_endpoints.secret_sealed',
   'idempotency_keys.response_sealed',
 ];

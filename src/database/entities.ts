@@ -14,6 +14,7 @@ import { EventRecord } from '../modules/events/entities/event.entity.js';
 import { ImportBatch } from '../modules/imports/entities/import-batch.entity.js';
 import { ImportRow } from '../modules/imports/entities/import-row.entity.js';
 import { Inbox } from '../modules/inboxes/entities/inbox.entity.js';
+import { OAuthFlow } from '../modules/inboxes/entities/oauth-flow.entity.js';
 import { Organization } from '../modules/organizations/entities/organization.entity.js';
 import { Sequence } from '../modules/sequences/entities/sequence.entity.js';
 import { Suppression } from '../modules/suppressions/entities/suppression.entity.js';
@@ -37,6 +38,7 @@ export const ENTITIES = [
   ImportRow,
   Inbox,
   Message,
+  OAuthFlow,
   Organization,
   Sequence,
   Suppression,

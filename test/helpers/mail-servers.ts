@@ -44,6 +44,11 @@ export interface SmtpSinkOptions {
   dataEnd?: (n: number, to: string[]) => DataEndAction;
   /** Listen on this port (default: a free one). */
   port?: number;
+  /**
+   * Accept only SASL XOAUTH2 sign-ins for which this answers true (an OAuth provider's SMTP); every
+   * accepted sign-in is counted in `signIns`.
+   */
+  xoauth2?: (user: string, accessToken: string) => boolean;
 }
 
 export type DataEndAction = 'accept' | 'drop' | { reply: number } | { delayMs: number };
@@ -55,6 +60,8 @@ export interface SmtpSink {
   dataCount: () => number;
   releaseData: () => void;
   close: () => Promise<void>;
+  /** XOAUTH2 sign-ins: accepted and refused, with the user named. */
+  signIns: Array<{ user: string; ok: boolean }>;
 }
 
 export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<SmtpSink> {
@@ -62,8 +69,32 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
   let data = 0;
   const stalled: Array<() => void> = [];
   let released = !options.stallData;
+  const signIns: SmtpSink['signIns'] = [];
+  const xoauth2 = options.xoauth2;
   const server = new SMTPServer({
-    authOptional: true,
+    authOptional: !xoauth2,
+    ...(xoauth2
+      ? {
+          authMethods: ['XOAUTH2'],
+          allowInsecureAuth: true,
+          onAuth(
+            auth: { method: string; username?: string; accessToken?: string },
+            _session: SMTPServerSession,
+            callback: (
+              err: Error | null,
+              response?: { user?: string; data?: Record<string, string> },
+            ) => void,
+          ) {
+            const ok = auth.method === 'XOAUTH2' && xoauth2(auth.username ?? '', auth.accessToken ?? '');
+            signIns.push({ user: auth.username ?? '', ok });
+            if (ok) callback(null, { user: auth.username });
+            else
+              callback(null, {
+                data: { status: '401', schemes: 'bearer', scope: 'https://mail.google.com/' },
+              });
+          },
+        }
+      : {}),
     disabledCommands: ['STARTTLS'],
     logger: false,
     size: 20 * 1024 * 1024,
@@ -137,6 +168,7 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
   return {
     port,
     received,
+    signIns,
     dataCount: () => data,
     releaseData: () => {
       released = true;

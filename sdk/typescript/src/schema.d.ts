@@ -482,6 +482,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/inboxes/oauth/{provider}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Begin connecting a Google or Microsoft inbox by OAuth 2.0: the consent URL to send the user to (409 when the provider is not configured)
+         * @description Begin connecting a Google or Microsoft inbox by OAuth 2.0: the consent URL to send the user to (409 when the provider is not configured).
+         *
+         *     Requires an API key with scope `inboxes:write`.
+         *
+         *     Send an `Idempotency-Key` to make a retry safe.
+         */
+        post: operations["v1.inboxes.oauth_start"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/me": {
         parameters: {
             query?: never;
@@ -988,6 +1012,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/oauth/{provider}/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The provider's redirect after consent: connects the account as an inbox of the workspace that started the flow (public; the signed single-use state authenticates it)
+         * @description The provider's redirect after consent: connects the account as an inbox of the workspace that started the flow (public; the signed single-use state authenticates it).
+         */
+        get: operations["v1.oauth.callback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/u/{token}": {
         parameters: {
             query?: never;
@@ -1236,7 +1280,7 @@ export interface components {
         CreateWebhookEndpointDto: {
             description?: string | null;
             /** @description Event families to receive */
-            events: ("message" | "email" | "contact" | "enrollment")[];
+            events: ("message" | "email" | "contact" | "enrollment" | "inbox")[];
             /**
              * @description Public https URL; every address it resolves to must be public unicast
              * @example https://example.com/hooks/outreach
@@ -1536,6 +1580,17 @@ export interface components {
             /** @description The secret, shown once */
             token: string;
         };
+        OAuthStartResponseDto: {
+            /** @description The provider's consent page (authorization-code flow with PKCE S256, offline access, mail scopes) */
+            authorization_url: string;
+            /**
+             * Format: date-time
+             * @description The flow must finish by then (10 minutes)
+             */
+            expires_at: string;
+            /** @description Signed, single use; sent back to the callback by the provider */
+            state: string;
+        };
         ProvisionedWorkspaceDto: {
             api_key: components["schemas"]["MintedKeyDto"];
             workspace: components["schemas"]["WorkspaceResponseDto"];
@@ -1593,6 +1648,13 @@ export interface components {
             subject: string | null;
             /** @description Variants B..E (empty: only the step itself, variant A) */
             variants: components["schemas"]["StepVariantViewDto"][];
+        };
+        StartOAuthDto: {
+            /**
+             * @description Where the callback sends the browser when it is done (303), with `inbox_id` or `error` in the query; without it the callback answers a small HTML page
+             * @example https://app.example.com/settings/inboxes
+             */
+            return_url?: string;
         };
         StepMetricResponseDto: {
             /**
@@ -1764,7 +1826,7 @@ export interface components {
         };
         UpdateWebhookEndpointDto: {
             description?: string | null;
-            events?: ("message" | "email" | "contact" | "enrollment")[];
+            events?: ("message" | "email" | "contact" | "enrollment" | "inbox")[];
             url?: string;
         };
         WebhookDeliveryResponseDto: {
@@ -1772,7 +1834,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             /** @enum {string} */
-            event: "message.sent" | "email.replied" | "email.bounced" | "email.complained" | "contact.created" | "enrollment.completed" | "webhook.test";
+            event: "message.sent" | "email.replied" | "email.bounced" | "email.complained" | "contact.created" | "enrollment.completed" | "inbox.error" | "webhook.test";
             /** Format: uuid */
             event_id: string;
             /** Format: int64 */
@@ -1800,7 +1862,7 @@ export interface components {
             created_at: string;
             description: string | null;
             disabled_reason: string | null;
-            events: ("message" | "email" | "contact" | "enrollment")[];
+            events: ("message" | "email" | "contact" | "enrollment" | "inbox")[];
             /** Format: int64 */
             id: number;
             /** @enum {string} */
@@ -1813,7 +1875,7 @@ export interface components {
             created_at: string;
             description: string | null;
             disabled_reason: string | null;
-            events: ("message" | "email" | "contact" | "enrollment")[];
+            events: ("message" | "email" | "contact" | "enrollment" | "inbox")[];
             /** Format: int64 */
             id: number;
             /** @description Signing secret (whsec_…), shown only in this answer */
@@ -7953,6 +8015,288 @@ export interface operations {
             /** @description Any other error, in the error envelope */
             default: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_error",
+                     *         "message": "Something went wrong on our side; request id 2f7c9d1e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    "v1.inboxes.oauth_start": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry for 24 hours: the same key with the same body replays the stored answer (Idempotent-Replayed: true); with another body → 422 idempotency_key_reused; while the first is still running → 409 idempotency_key_in_use. 1 to 255 visible ASCII characters, e.g. a UUID.
+                 * @example 6f1c2a8e-9b3d-4c55-8f0e-2d7a1b9c4e10
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                provider: "google" | "microsoft";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "return_url": "https://app.example.com/settings/inboxes"
+                 *     }
+                 */
+                "application/json": components["schemas"]["StartOAuthDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "authorization_url": "string",
+                     *         "state": "string",
+                     *         "expires_at": "2019-08-24T14:15:22Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["OAuthStartResponseDto"];
+                    };
+                };
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request",
+                     *         "message": "The body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "authentication_failed",
+                     *         "message": "The API key is missing, malformed, unknown, expired or revoked"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Wrong tier, missing scope or disallowed source IP. Requires scope: inboxes:write. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "forbidden",
+                     *         "message": "This key lacks the scope this route needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not found in this tenant */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "idempotency_key_in_use",
+                     *         "message": "A request with this Idempotency-Key is still being processed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description payload_too_large: the body is over the size limit of this route */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "payload_too_large",
+                     *         "message": "The request body is over 1 MiB"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "validation_failed",
+                     *         "message": "email must be a valid email address",
+                     *         "field": "email"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "rate_limited",
+                     *         "message": "Rate limit exceeded: retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description internal_error: a defect; nothing half-done is left behind; retry with the same Idempotency-Key */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_error",
+                     *         "message": "Something went wrong on our side; request id 2f7c9d1e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description service_unavailable: the database is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "service_unavailable",
+                     *         "message": "The service is temporarily unavailable; retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Any other error, in the error envelope */
+            default: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14706,6 +15050,180 @@ export interface operations {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_error",
+                     *         "message": "Something went wrong on our side; request id 2f7c9d1e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    "v1.oauth.callback": {
+        parameters: {
+            query?: {
+                /** @description The authorization code */
+                code?: unknown;
+                /** @description Set by the provider when access was not granted */
+                error?: unknown;
+                /** @description The state `start` answered */
+                state?: unknown;
+            };
+            header?: never;
+            path: {
+                provider: "google" | "microsoft";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Connected (no return_url) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+                     *     <meta name="robots" content="noindex"><title>Inbox connected</title>
+                     *     <style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}</style></head>
+                     *     <body><h1>Inbox connected</h1><p><strong>ada@acme.com</strong> is connected. You can close this page.</p></body></html>
+                     */
+                    "text/html": string;
+                };
+            };
+            /** @description To the flow's return_url, with `inbox_id` (connected) or `error` (invalid_state, expired_state, access_denied, grant_refused, provider_unavailable, invalid_account) in the query */
+            303: {
+                headers: {
+                    /** @description The return_url with the outcome */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Nothing was connected (no return_url): forged, reused or expired state, refused consent, provider failure */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+                     *     <meta name="robots" content="noindex"><title>Inbox not connected</title>
+                     *     <style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}</style></head>
+                     *     <body><h1>Inbox not connected</h1><p>This sign-in link is not valid or was already used. Start again from the application.</p><p>Reason: invalid_state</p></body></html>
+                     */
+                    "text/html": string;
+                };
+            };
+            /** @description not_found: no such resource in this tenant (also for a malformed id) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description payload_too_large: the body is over the size limit of this route */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "payload_too_large",
+                     *         "message": "The request body is over 1 MiB"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description validation_failed (the field is named), or idempotency_key_reused */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "validation_failed",
+                     *         "message": "email must be a valid email address",
+                     *         "field": "email"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description internal_error: a defect; nothing half-done is left behind; retry with the same Idempotency-Key */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_error",
+                     *         "message": "Something went wrong on our side; request id 2f7c9d1e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description service_unavailable: a dependency (PostgreSQL, Redis) is unavailable; retry after Retry-After */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "service_unavailable",
+                     *         "message": "The service is temporarily unavailable; retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Any other error, in the error envelope */
+            default: {
+                headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };

@@ -17,6 +17,13 @@ export interface SealedColumn {
 export const SEALED_COLUMNS: readonly SealedColumn[] = [
   { table: 'inboxes', column: 'smtp_sealed', key: [{ name: 'id', type: 'uuid' }] },
   { table: 'inboxes', column: 'imap_sealed', key: [{ name: 'id', type: 'uuid' }] },
+  { table: 'inboxes', column: 'oauth_sealed', key: [{ name: 'id', type: 'uuid' }] },
+  {
+    table: 'oauth_flows',
+    column: 'code_verifier_sealed',
+    key: [{ name: 'state_hash', type: 'text' }],
+    live: 'expires_at > now()',
+  },
   { table: 'webhook_endpoints', column: 'secret_sealed', key: [{ name: 'id', type: 'integer' }] },
   {
     table: 'idempotency_keys',

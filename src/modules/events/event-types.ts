@@ -4,6 +4,8 @@ export const EVENT_FAMILIES = {
   email: ['email.replied', 'email.bounced', 'email.complained'],
   contact: ['contact.created'],
   enrollment: ['enrollment.completed'],
+  /** `inbox.error` {inbox_id, email, status, error}: a failure that changed an inbox's status (CONTRACT §19). */
+  inbox: ['inbox.error'],
 } as const;
 
 export type EventFamily = keyof typeof EVENT_FAMILIES;

@@ -43,8 +43,8 @@ export function hashInboundSecret(secret: string): string {
   return hmacSha256(key(), secret).toString('hex');
 }
 
-/** Which of an inbox's sealed columns: `smtp_sealed` or `imap_sealed`. */
-export type InboxServer = 'smtp' | 'imap';
+/** Which of an inbox's sealed columns: `smtp_sealed`, `imap_sealed` or `oauth_sealed` (refresh token). */
+export type InboxServer = 'smtp' | 'imap' | 'oauth';
 
 /** The associated data of an inbox's sealed settings: `inboxes.<smtp|imap>_sealed.<inbox id>`. */
 export const inboxSealedAt = (inboxId: string, server: InboxServer): string =>
@@ -66,6 +66,14 @@ export function openSettings(sealed: string, inboxId: string, server: InboxServe
     password: parsed.password ?? null,
   };
 }
+
+/** Seals an OAuth inbox's refresh token for its `oauth_sealed` column. */
+export const sealRefreshToken = (refreshToken: string, inboxId: string): string =>
+  seal(refreshToken, inboxSealedAt(inboxId, 'oauth'));
+
+/** Opens an OAuth inbox's refresh token. */
+export const openRefreshToken = (sealed: string, inboxId: string): string =>
+  unseal(sealed, inboxSealedAt(inboxId, 'oauth'));
 
 /**
  * The inbox whose inbound secret is `presented`, or null (unknown inbox, malformed id, wrong secret).

@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import type { EntityManager, Repository } from 'typeorm';
 import { paginate, type Page, type PageQueryDto } from '../../common/http/pagination.js';
 import { TenantRepository } from '../../common/tenant/tenant.repository.js';
+import { rows } from '../../database/query-rows.js';
 import { Workspace } from '../workspaces/entities/workspace.entity.js';
 import { Inbox } from './entities/inbox.entity.js';
 
@@ -29,6 +30,42 @@ export class InboxesRepository extends TenantRepository<Inbox> {
     return manager
       .getRepository(Workspace)
       .findOne({ where: { id: workspaceId }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  /**
+   * Marks an OAuth inbox whose grant the provider refused; nothing is sent from it until it is
+   * connected again. Returns the inbox when this call changed its status (null: already marked, or
+   * reconnected since `connectedAt`).
+   */
+  async markReauthRequired(
+    workspaceId: string,
+    inboxId: string,
+    connectedAt: Date,
+    error: string,
+    m: EntityManager,
+  ): Promise<{ id: string; email: string } | null> {
+    const [changed] = await rows<{ id: string; email: string }>(
+      m,
+      `UPDATE inboxes SET status = 'reauth_required', last_error = $4, last_error_at = now(), updated_at = now()
+       WHERE workspace_id = $1 AND id = $2 AND auth = 'oauth2' AND oauth_connected_at = $3
+         AND status <> 'reauth_required'
+       RETURNING id, email`,
+      [workspaceId, inboxId, connectedAt, error],
+    );
+    return changed ?? null;
+  }
+
+  /** Stores a refresh token the provider rotated, unless the inbox was reconnected meanwhile. */
+  async storeRotatedRefreshToken(
+    workspaceId: string,
+    inboxId: string,
+    connectedAt: Date,
+    sealed: string,
+  ): Promise<void> {
+    await this.unscoped().query(
+      `UPDATE inboxes SET oauth_sealed = $4 WHERE workspace_id = $1 AND id = $2 AND oauth_connected_at = $3`,
+      [workspaceId, inboxId, connectedAt, sealed],
+    );
   }
 
   /** `POST /inbound/{inbox_id}` knows only the inbox id until its secret is checked. */

@@ -11,9 +11,12 @@ import { isUuid } from '../../common/http/id-params.js';
 import type { Page, PageQueryDto } from '../../common/http/pagination.js';
 import type { UpdateInboxDto } from './dto/inbox.dto.js';
 import type { Inbox } from './entities/inbox.entity.js';
+import { appConfig } from '../../config/app-config.js';
+import type { OAuthProviderName } from '../../config/mail-providers.js';
 import {
   hashInboundSecret,
   newInboundSecret,
+  sealRefreshToken,
   sealSettings,
   type MailServerSettings,
 } from './inbox-credentials.js';
@@ -29,6 +32,43 @@ export interface ConnectInboxInput {
   imap?: MailServerSettings | null;
 }
 
+/** An OAuth inbox: its provider's servers, signed in with XOAUTH2 from a refresh token. */
+export interface ConnectOAuthInboxInput {
+  workspaceId: string;
+  email: string;
+  provider: OAuthProviderName;
+  refreshToken: string;
+  displayName?: string | null;
+  dailyLimit?: number;
+}
+
+/** The SMTP and IMAP settings of a provider's mailbox for `email` (no password: XOAUTH2). */
+export function providerSettings(
+  provider: OAuthProviderName,
+  email: string,
+): { smtp: MailServerSettings; imap: MailServerSettings } {
+  const p = appConfig().mailProviders[provider];
+  const user = email.trim().toLowerCase();
+  return { smtp: { ...p.smtp, user, password: null }, imap: { ...p.imap, user, password: null } };
+}
+
+/** Connects (or reconnects, making it active again) a Google or Microsoft inbox by OAuth 2.0. */
+export function connectOAuthInbox(
+  db: DataSource,
+  input: ConnectOAuthInboxInput,
+): Promise<{ inbox: Inbox; inboundSecret: string; reconnected: boolean }> {
+  if (!input.refreshToken || input.refreshToken.length > 4096 || /\s/.test(input.refreshToken)) {
+    throw ApiError.validation('refresh_token', 'refresh token is missing or malformed');
+  }
+  const { smtp, imap } = providerSettings(input.provider, input.email);
+  return connectInbox(db, {
+    ...input,
+    smtp,
+    imap,
+    oauth: { provider: input.provider, refreshToken: input.refreshToken },
+  });
+}
+
 const EMAIL_RE =
   /^[^\s@<>()[\]\\,;:"]+@([A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+)$/;
 
@@ -38,7 +78,7 @@ const EMAIL_RE =
  */
 export async function connectInbox(
   db: DataSource,
-  input: ConnectInboxInput,
+  input: ConnectInboxInput & { oauth?: { provider: OAuthProviderName; refreshToken: string } },
 ): Promise<{ inbox: Inbox; inboundSecret: string; reconnected: boolean }> {
   const email = input.email.trim().toLowerCase();
   const match = EMAIL_RE.exec(email);
@@ -69,12 +109,16 @@ export async function connectInbox(
     // The id is chosen here, before the insert, because the sealed settings are bound to it.
     const id = existing?.id ?? randomUUID();
     const values = {
-      displayName: input.displayName ?? null,
-      dailyLimit,
+      displayName: input.displayName ?? existing?.displayName ?? null,
+      dailyLimit: input.dailyLimit ?? existing?.dailyLimit ?? dailyLimit,
       domain,
       status: 'active' as const,
+      provider: input.oauth?.provider ?? ('smtp' as const),
+      auth: input.oauth ? ('oauth2' as const) : ('password' as const),
       smtpSealed: sealSettings(input.smtp, id, 'smtp'),
       imapSealed: input.imap ? sealSettings(input.imap, id, 'imap') : null,
+      oauthSealed: input.oauth ? sealRefreshToken(input.oauth.refreshToken, id) : null,
+      oauthConnectedAt: input.oauth ? new Date() : null,
       inboundSecretHash: hashInboundSecret(inboundSecret),
     };
     if (existing) {
@@ -86,7 +130,7 @@ export async function connectInbox(
       const inbox = (await inboxes.findOne(ws.id, { id: existing.id }))!;
       return { inbox, inboundSecret, reconnected: true };
     }
-    const inbox = await inboxes.insert(ws.id, { ...values, id, email, provider: 'smtp' });
+    const inbox = await inboxes.insert(ws.id, { ...values, id, email });
     return { inbox, inboundSecret, reconnected: false };
   };
   return db.transaction(run);

@@ -37,8 +37,7 @@ import { logger } from '../../common/logging/logger.js';
 import { countSend } from '../../common/metrics/metrics.js';
 import { Draining } from '../../common/lifecycle/draining.js';
 import { appConfig } from '../../config/app-config.js';
-import type { Inbox } from '../inboxes/entities/inbox.entity.js';
-import { openSettings } from '../inboxes/inbox-credentials.js';
+import { OAuthGrantRefused } from '../inboxes/oauth/oauth-client.js';
 import { CapacityBank } from './engine/capacity-bank.js';
 import { CapacityRepository } from './engine/capacity.repository.js';
 import {
@@ -46,6 +45,7 @@ import {
   claimTimes,
   errInfo,
   RECORD_BATCH,
+  RETRY_DELAY_SECONDS,
   SEND_CONCURRENCY,
   SMTP_CONCURRENCY,
   SMTP_LANES_PER_CHUNK,
@@ -261,6 +261,12 @@ export class SendEngine {
         await this.ds.transaction((m) => this.failures.dropRecord(m, prepared, 0));
         return 'deferred';
       }
+      let transport: Transporter;
+      try {
+        transport = await this.transports.forInbox(prepared.inbox);
+      } catch (err) {
+        return await this.signInFailed(prepared, err);
+      }
       if (!(await ctx.marker.mark(prepared.messageRowId))) {
         logger.warn(
           { messageId: prepared.messageRowId, enrollmentId: prepared.enrollmentId },
@@ -270,7 +276,7 @@ export class SendEngine {
       }
       let info: { accepted?: unknown[]; rejected?: unknown[] };
       try {
-        ({ info } = await sendWithin(this.transportFor(prepared.inbox), prepared.mail, ctx.deadlineMs));
+        ({ info } = await sendWithin(transport, prepared.mail, ctx.deadlineMs));
       } catch (err) {
         return await this.failures.failed(prepared, err);
       }
@@ -313,9 +319,22 @@ export class SendEngine {
     for (const p of ordered) await this.finaliseGroup([p]);
   }
 
-  private transportFor(inbox: Inbox): Transporter {
-    return this.transports.get(inbox.id, inbox.smtpSealed, () =>
-      openSettings(inbox.smtpSealed, inbox.id, 'smtp'),
+  /**
+   * An OAuth inbox without a usable access token: nothing was handed to SMTP, so the record goes.
+   * A refused grant (the inbox is now `reauth_required`) makes the step due at once, when rotation
+   * picks another of the campaign's inboxes; an unavailable token endpoint retries later.
+   */
+  private async signInFailed(prepared: Prepared, err: unknown): Promise<Outcome> {
+    const refused = err instanceof OAuthGrantRefused;
+    await this.ds.transaction((m) =>
+      this.failures.dropRecord(m, prepared, refused ? 0 : RETRY_DELAY_SECONDS),
     );
+    logger.warn(
+      { inboxId: prepared.inbox.id, enrollmentId: prepared.enrollmentId, reason: errInfo(err) },
+      refused
+        ? 'send: inbox needs a new OAuth grant; not sent'
+        : 'send: no OAuth access token; retried later',
+    );
+    return 'deferred';
   }
 }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { InboxesModule } from '../inboxes/inboxes.module.js';
 import { CapacityRepository } from './engine/capacity.repository.js';
 import { SendRepository } from './engine/send.repository.js';
 import { InboxPacing } from './entities/inbox-pacing.entity.js';
@@ -17,7 +18,7 @@ import { ManualReplySweeper } from './manual/manual-reply-sweeper.js';
  * (`POST /threads/{id}/messages`, manual/) share its transports, capacity and failure handling.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([InboxPacing, SendCounter])],
+  imports: [TypeOrmModule.forFeature([InboxPacing, SendCounter]), InboxesModule],
   controllers: [ManualReplyController],
   providers: [
     SendRepository,

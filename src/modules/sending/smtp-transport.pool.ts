@@ -11,7 +11,9 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import nodemailer, { type SendMailOptions, type Transporter } from 'nodemailer';
 import type { Readable } from 'node:stream';
-import type { MailServerSettings } from '../inboxes/inbox-credentials.js';
+import type { Inbox } from '../inboxes/entities/inbox.entity.js';
+import { openSettings, type MailServerSettings } from '../inboxes/inbox-credentials.js';
+import { InboxTokens, isOAuthInbox, type TokenInbox } from '../inboxes/oauth/inbox-tokens.service.js';
 
 export const SMTP_TIMEOUTS = { connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 60_000 };
 
@@ -45,12 +47,36 @@ const recordStreams: Plugin = (mail, done) => {
   done();
 };
 
-export function createSmtpTransport(s: MailServerSettings, pooled = true): Transporter {
+/** An OAuth inbox's sign-in: nodemailer's OAuth2 auth (SASL XOAUTH2) with tokens from `token()`. */
+export interface SmtpOAuth {
+  user: string;
+  token: () => Promise<string>;
+}
+
+export function createSmtpTransport(s: MailServerSettings, pooled = true, oauth?: SmtpOAuth): Transporter {
   const transport = nodemailer.createTransport({
     host: s.host,
     port: s.port,
     secure: s.secure,
-    auth: s.user ? { user: s.user, pass: s.password ?? '' } : undefined,
+    auth: oauth
+      ? {
+          type: 'OAuth2',
+          user: oauth.user,
+          // Each new connection asks for a token: InboxTokens answers from memory while it is fresh.
+          provisionCallback: (
+            _user: string,
+            _renew: boolean,
+            done: (err: Error | null, token?: string) => void,
+          ) => {
+            oauth.token().then(
+              (token) => done(null, token),
+              (err: unknown) => done(err instanceof Error ? err : new Error('OAuth token unavailable')),
+            );
+          },
+        }
+      : s.user
+        ? { user: s.user, pass: s.password ?? '' }
+        : undefined,
     pool: pooled,
     maxConnections: 4,
     maxMessages: 500,
@@ -97,12 +123,34 @@ export class SmtpSendError extends Error {
 export class SmtpTransportPool implements OnModuleDestroy {
   private readonly transports = new Map<string, { fingerprint: string; transport: Transporter }>();
 
+  constructor(private readonly tokens: InboxTokens) {}
+
+  /**
+   * The inbox's pooled transport. For an OAuth inbox a fresh access token is made sure of first
+   * (from memory once cached), so a refused or unavailable grant fails here, before anything is
+   * handed to SMTP (OAuthGrantRefused / OAuthUnavailable).
+   */
+  async forInbox(inbox: TokenInbox & Pick<Inbox, 'smtpSealed'>): Promise<Transporter> {
+    const settings = () => openSettings(inbox.smtpSealed, inbox.id, 'smtp');
+    if (!isOAuthInbox(inbox)) return this.get(inbox.id, inbox.smtpSealed, settings);
+    await this.tokens.accessToken(inbox);
+    return this.get(inbox.id, `${inbox.smtpSealed} ${inbox.oauthConnectedAt?.getTime()}`, settings, {
+      user: inbox.email,
+      token: () => this.tokens.accessToken(inbox),
+    });
+  }
+
   /** `settings` is only called (credentials decrypted) when the inbox has no pool for `fingerprint`. */
-  get(inboxId: string, fingerprint: string, settings: () => MailServerSettings): Transporter {
+  get(
+    inboxId: string,
+    fingerprint: string,
+    settings: () => MailServerSettings,
+    oauth?: SmtpOAuth,
+  ): Transporter {
     const cached = this.transports.get(inboxId);
     if (cached && cached.fingerprint === fingerprint) return cached.transport;
     cached?.transport.close();
-    const transport = createSmtpTransport(settings());
+    const transport = createSmtpTransport(settings(), true, oauth);
     this.transports.set(inboxId, { fingerprint, transport });
     return transport;
   }

@@ -8,7 +8,8 @@ import {
   required,
   type JsonFlag,
 } from '../../../common/cli/json-command.js';
-import { connectInbox } from '../inboxes.service.js';
+import { OAUTH_PROVIDERS, type OAuthProviderName } from '../../../config/mail-providers.js';
+import { connectInbox, connectOAuthInbox } from '../inboxes.service.js';
 import type { MailServerSettings } from '../inbox-credentials.js';
 
 export interface InboxConnectFlags extends JsonFlag {
@@ -26,6 +27,8 @@ export interface InboxConnectFlags extends JsonFlag {
   imapUser?: string;
   imapPasswordEnv?: string;
   imapSecure?: boolean;
+  provider?: string;
+  refreshTokenEnv?: string;
 }
 
 const port =
@@ -51,7 +54,9 @@ function passwordFrom(flag: string, variable: string | undefined): string | null
   name: 'inbox:connect',
   description:
     'Connect an SMTP inbox (optionally polled over IMAP) to a workspace; prints the inbound secret once. ' +
-    'Passwords are read from environment variables named by --smtp-password-env / --imap-password-env.',
+    'Passwords are read from environment variables named by --smtp-password-env / --imap-password-env. ' +
+    'With --provider google|microsoft the inbox signs in by OAuth 2.0 (XOAUTH2) with a refresh token ' +
+    'obtained elsewhere, read from the variable named by --refresh-token-env.',
 })
 export class InboxConnectCommand extends JsonCommand<InboxConnectFlags> {
   constructor(@InjectDataSource() private readonly db: DataSource) {
@@ -75,11 +80,27 @@ export class InboxConnectCommand extends JsonCommand<InboxConnectFlags> {
   parseDailyLimit(v: string): number {
     return parseIntFlag('daily-limit')(v);
   }
-  @Option({ flags: '--smtp-host <host>', description: 'SMTP server', required: true })
+  @Option({
+    flags: '--provider <name>',
+    description: 'smtp (default: a server and a password) or google|microsoft (OAuth 2.0)',
+  })
+  parseProvider(v: string): string {
+    if (![...OAUTH_PROVIDERS, 'smtp'].includes(v))
+      throw new CliError('--provider must be smtp, google or microsoft');
+    return v;
+  }
+  @Option({
+    flags: '--refresh-token-env <VAR>',
+    description: 'environment variable holding the OAuth refresh token (with --provider google|microsoft)',
+  })
+  parseRefreshTokenEnv(v: string): string {
+    return v;
+  }
+  @Option({ flags: '--smtp-host <host>', description: 'SMTP server (password inboxes)' })
   parseSmtpHost(v: string): string {
     return v;
   }
-  @Option({ flags: '--smtp-port <port>', description: 'SMTP port', required: true })
+  @Option({ flags: '--smtp-port <port>', description: 'SMTP port (password inboxes)' })
   parseSmtpPort(v: string): number {
     return port('smtp-port')(v);
   }
@@ -123,6 +144,8 @@ export class InboxConnectCommand extends JsonCommand<InboxConnectFlags> {
   }
 
   protected async execute(_: string[], o: InboxConnectFlags): Promise<Record<string, unknown>> {
+    if (o.provider && o.provider !== 'smtp') return this.connectOAuth(o, o.provider as OAuthProviderName);
+    if (o.refreshTokenEnv) throw new CliError('--refresh-token-env needs --provider google|microsoft');
     const smtpPassword = passwordFrom('smtp-password-env', o.smtpPasswordEnv);
     if (smtpPassword !== null && !o.smtpUser) throw new CliError('--smtp-password-env needs --smtp-user');
     const smtp: MailServerSettings = {
@@ -152,6 +175,40 @@ export class InboxConnectCommand extends JsonCommand<InboxConnectFlags> {
       dailyLimit: o.dailyLimit,
       smtp,
       imap,
+    });
+    return { id: inbox.id, email: inbox.email, inbound_secret: inboundSecret };
+  }
+
+  /** An OAuth inbox: the provider's servers, the refresh token from the environment. */
+  private async connectOAuth(
+    o: InboxConnectFlags,
+    provider: OAuthProviderName,
+  ): Promise<Record<string, unknown>> {
+    const serverFlags = [
+      o.smtpHost,
+      o.smtpPort,
+      o.smtpUser,
+      o.smtpPasswordEnv,
+      o.smtpSecure,
+      o.imapHost,
+      o.imapPort,
+      o.imapUser,
+      o.imapPasswordEnv,
+      o.imapSecure,
+    ];
+    if (serverFlags.some((v) => v !== undefined)) {
+      throw new CliError(
+        `--provider ${provider} uses the provider's servers: leave out the --smtp-* and --imap-* flags`,
+      );
+    }
+    const refreshToken = passwordFrom('refresh-token-env', required(o.refreshTokenEnv, 'refresh-token-env'));
+    const { inbox, inboundSecret } = await connectOAuthInbox(this.db, {
+      workspaceId: required(o.workspace, 'workspace'),
+      email: required(o.email, 'email'),
+      provider,
+      refreshToken: refreshToken!,
+      displayName: o.displayName ?? null,
+      dailyLimit: o.dailyLimit,
     });
     return { id: inbox.id, email: inbox.email, inbound_secret: inboundSecret };
   }

@@ -40,6 +40,8 @@ export class Inbox {
   @Column({ type: 'text' }) smtpSealed: string;
   /** OAuth inboxes: the sealed refresh token (`inboxes.oauth_sealed.<inbox id>`); null for password inboxes. */
   @Column({ type: 'text', nullable: true }) oauthSealed: string | null;
+  /** When the OAuth grant in `oauthSealed` was given (a reconnect starts a new one; cached access tokens are per grant). */
+  @Timestamp() oauthConnectedAt: Date | null;
   /** Sealed JSON {host, port, secure, user, password}, or null when the inbox is not polled. */
   @Column({ type: 'text', nullable: true }) imapSealed: string | null;
   @Column({ type: 'bigint', nullable: true }) imapUidValidity: number | string | null;

@@ -5,6 +5,7 @@
  * (capacity.repository.ts); failures reuse the send path's statements (send.repository.ts).
  */
 import { Injectable } from '@nestjs/common';
+import type { InboxAuth, InboxProvider } from '../../inboxes/entities/inbox.entity.js';
 import type { EntityManager } from 'typeorm';
 import { rows } from '../../../database/query-rows.js';
 import { effectiveConfig, type WorkspaceConfig } from '../../workspaces/workspace-config.js';
@@ -24,6 +25,10 @@ export interface ReplyContext {
     domain: string;
     status: string;
     smtpSealed: string;
+    workspaceId: string;
+    auth: InboxAuth;
+    provider: InboxProvider;
+    oauthConnectedAt: Date | null;
   };
   /** The contact's address and suppression, or null when the contact is gone. */
   contact: { email: string; suppressionReason: string | null } | null;
@@ -53,7 +58,7 @@ export class ManualReplyRepository {
       m,
       `SELECT t.id, t.subject, t.contact_id, t.enrollment_id, t.campaign_id,
          i.id AS inbox_id, i.email AS inbox_email, i.display_name, i.domain, i.status AS inbox_status,
-         i.smtp_sealed, c.email AS contact_email, c.suppression_reason, w.config
+         i.smtp_sealed, i.auth, i.provider, i.oauth_connected_at, c.email AS contact_email, c.suppression_reason, w.config
        FROM threads t
        JOIN inboxes i ON i.workspace_id = t.workspace_id AND i.id = t.inbox_id
        JOIN workspaces w ON w.id = t.workspace_id
@@ -76,6 +81,10 @@ export class ManualReplyRepository {
         domain: r.domain as string,
         status: r.inbox_status as string,
         smtpSealed: r.smtp_sealed as string,
+        workspaceId,
+        auth: r.auth as InboxAuth,
+        provider: r.provider as InboxProvider,
+        oauthConnectedAt: r.oauth_connected_at ? new Date(r.oauth_connected_at as string) : null,
       },
       contact:
         r.contact_email === null

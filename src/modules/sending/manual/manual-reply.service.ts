@@ -30,7 +30,6 @@ import { logger } from '../../../common/logging/logger.js';
 import { appConfig } from '../../../config/app-config.js';
 import { recordHardBounce } from '../../enrollments/enrollment-effects.js';
 import { recordEvent } from '../../events/outbox.js';
-import { openSettings } from '../../inboxes/inbox-credentials.js';
 import type { Message } from '../../threads/entities/message.entity.js';
 import { toMessageView, type MessageView } from '../../threads/message.view.js';
 import { signUnsubscribeToken } from '../../unsubscribe/unsubscribe-token.js';
@@ -103,9 +102,7 @@ export class ManualReplyService {
     const { ctx } = recorded;
     let info: { accepted?: unknown[]; rejected?: unknown[] };
     try {
-      const transport = this.transports.get(ctx.inbox.id, ctx.inbox.smtpSealed, () =>
-        openSettings(ctx.inbox.smtpSealed, ctx.inbox.id, 'smtp'),
-      );
+      const transport = await this.transports.forInbox(ctx.inbox);
       ({ info } = await sendWithin(transport, recorded.mail, MANUAL_SEND_DEADLINE_MS));
     } catch (err) {
       return this.failed(workspaceId, recorded, err);

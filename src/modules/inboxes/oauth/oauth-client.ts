@@ -1,0 +1,197 @@
+/**
+ * The OAuth 2.0 protocol, by `openid-client` (authorization-code flow with PKCE S256, refresh-token
+ * grant, user-info): nothing here builds, parses or signs a token by hand. With the providers' real
+ * endpoints the server metadata comes from OpenID discovery (which also handles Microsoft's
+ * multi-tenant issuer); when any endpoint is overridden (OAUTH_GOOGLE_TOKEN_URL, ...: tests, a
+ * proxy) the configured endpoints are used as given. Plain http is allowed only for loopback hosts.
+ *
+ * Errors come out as two kinds: `OAuthGrantRefused` (the provider answered `invalid_grant`: revoked,
+ * expired, password changed; only a new consent helps) and `OAuthUnavailable` (anything else: the
+ * endpoint is down, slow or answered garbage; retried later). Neither carries a token.
+ */
+import * as client from 'openid-client';
+import { appConfig } from '../../../config/app-config.js';
+import type { MailProviderConfig, OAuthProviderName } from '../../../config/mail-providers.js';
+
+/** Requests to the provider give up after this long. */
+const OAUTH_TIMEOUT_SECONDS = 10;
+
+export class OAuthGrantRefused extends Error {
+  constructor(readonly provider: OAuthProviderName) {
+    super(`${provider} refused the OAuth grant (invalid_grant): the inbox must be connected again`);
+    this.name = 'OAuthGrantRefused';
+  }
+}
+
+export class OAuthUnavailable extends Error {
+  constructor(
+    readonly provider: OAuthProviderName,
+    what: string,
+  ) {
+    super(`${provider} OAuth ${what}`);
+    this.name = 'OAuthUnavailable';
+  }
+}
+
+export interface TokenSet {
+  accessToken: string;
+  /** Epoch ms. */
+  expiresAt: number;
+  /** A new refresh token when the provider rotated it. */
+  refreshToken?: string;
+}
+
+const isLoopback = (url: string): boolean => {
+  const host = new URL(url).hostname;
+  return host === '127.0.0.1' || host === 'localhost' || host === '[::1]';
+};
+
+const overridden = (p: MailProviderConfig): boolean => {
+  const env = (name: string) => process.env[`OAUTH_${p.name.toUpperCase()}_${name}`];
+  return Boolean(env('AUTHORIZATION_URL') || env('TOKEN_URL') || env('USERINFO_URL') || env('ISSUER'));
+};
+
+const configs = new Map<string, Promise<client.Configuration>>();
+
+/** The provider's openid-client configuration (discovered once per process for the real endpoints). */
+export function oauthConfig(provider: OAuthProviderName): Promise<client.Configuration> {
+  const p = appConfig().mailProviders[provider];
+  const key = `${provider} ${p.clientId} ${p.tokenUrl}`;
+  let config = configs.get(key);
+  if (!config) {
+    config = build(p).catch((err: unknown) => {
+      configs.delete(key);
+      throw err;
+    });
+    configs.set(key, config);
+  }
+  return config;
+}
+
+async function build(p: MailProviderConfig): Promise<client.Configuration> {
+  const metadata = { client_secret: p.clientSecret, timeout: OAUTH_TIMEOUT_SECONDS };
+  if (!overridden(p)) {
+    const issuer =
+      p.name === 'microsoft'
+        ? new URL(p.authorizationUrl.replace(/\/oauth2\/v2\.0\/authorize$/, '/v2.0'))
+        : new URL(p.issuer);
+    try {
+      return await client.discovery(issuer, p.clientId, metadata);
+    } catch {
+      throw new OAuthUnavailable(p.name, 'discovery failed');
+    }
+  }
+  const config = new client.Configuration(
+    {
+      issuer: p.issuer,
+      authorization_endpoint: p.authorizationUrl,
+      token_endpoint: p.tokenUrl,
+      userinfo_endpoint: p.userinfoUrl,
+    },
+    p.clientId,
+    metadata,
+  );
+  if ([p.authorizationUrl, p.tokenUrl, p.userinfoUrl].every(isLoopback)) client.allowInsecureRequests(config);
+  return config;
+}
+
+/** The consent URL for a new flow, with its PKCE challenge. */
+export async function authorizationUrl(
+  provider: OAuthProviderName,
+  redirectUri: string,
+  state: string,
+  codeVerifier: string,
+): Promise<string> {
+  const p = appConfig().mailProviders[provider];
+  const config = await oauthConfig(provider);
+  const url = client.buildAuthorizationUrl(config, {
+    redirect_uri: redirectUri,
+    scope: p.scopes.join(' '),
+    state,
+    code_challenge: await client.calculatePKCECodeChallenge(codeVerifier),
+    code_challenge_method: 'S256',
+    ...p.authorizationParams,
+  });
+  return url.href;
+}
+
+/**
+ * Exchanges the callback's code (state and PKCE checked by openid-client) and reads the account's
+ * address: from the validated ID token when there is one, else from the user-info endpoint.
+ */
+export async function exchangeCode(
+  provider: OAuthProviderName,
+  callbackUrl: URL,
+  state: string,
+  codeVerifier: string,
+): Promise<{ email: string; tokens: TokenSet & { refreshToken: string } }> {
+  const config = await oauthConfig(provider);
+  let tokens: client.TokenEndpointResponse & client.TokenEndpointResponseHelpers;
+  try {
+    tokens = await client.authorizationCodeGrant(config, callbackUrl, {
+      pkceCodeVerifier: codeVerifier,
+      expectedState: state,
+    });
+  } catch (err) {
+    throw classify(provider, err, 'code exchange failed');
+  }
+  if (!tokens.refresh_token)
+    throw new OAuthUnavailable(provider, 'gave no refresh token (offline access refused)');
+  const claims = tokens.claims();
+  let email = typeof claims?.email === 'string' ? claims.email : undefined;
+  if (!email && provider === 'microsoft' && typeof claims?.preferred_username === 'string') {
+    email = claims.preferred_username;
+  }
+  if (!email) {
+    try {
+      const info = await client.fetchUserInfo(config, tokens.access_token, client.skipSubjectCheck);
+      email = typeof info.email === 'string' ? info.email : undefined;
+    } catch (err) {
+      throw classify(provider, err, 'user-info failed');
+    }
+  }
+  if (!email) throw new OAuthUnavailable(provider, 'named no email address for the account');
+  return {
+    email,
+    tokens: {
+      accessToken: tokens.access_token,
+      expiresAt: expiresAt(tokens),
+      refreshToken: tokens.refresh_token,
+    },
+  };
+}
+
+/** A fresh access token for a refresh token. */
+export async function refreshAccessToken(
+  provider: OAuthProviderName,
+  refreshToken: string,
+): Promise<TokenSet> {
+  const config = await oauthConfig(provider);
+  try {
+    const tokens = await client.refreshTokenGrant(config, refreshToken);
+    return {
+      accessToken: tokens.access_token,
+      expiresAt: expiresAt(tokens),
+      ...(tokens.refresh_token && tokens.refresh_token !== refreshToken
+        ? { refreshToken: tokens.refresh_token }
+        : {}),
+    };
+  } catch (err) {
+    throw classify(provider, err, 'token refresh failed');
+  }
+}
+
+const expiresAt = (tokens: client.TokenEndpointResponseHelpers): number =>
+  Date.now() + 1000 * (tokens.expiresIn() ?? 3600);
+
+/** invalid_grant → refused for good; anything else is transient. Never keeps the library's error (it may hold the response). */
+function classify(provider: OAuthProviderName, err: unknown, what: string): Error {
+  if (err instanceof OAuthGrantRefused || err instanceof OAuthUnavailable) return err;
+  if (err instanceof client.ResponseBodyError && err.error === 'invalid_grant')
+    return new OAuthGrantRefused(provider);
+  const code =
+    err instanceof client.ResponseBodyError
+      ? err.error
+      : ((err as { code?: string } | null)?.code ?? 'error');
+  return new OAuthUnavailable(provider, `${what} (${code})`);
+}

@@ -1,0 +1,153 @@
+/**
+ * A local stand-in for Google's / Microsoft's authorization server, speaking OAuth 2.0 over HTTP on
+ * 127.0.0.1: `/authorize` (consent is given at once: 302 back to the redirect URI with a code),
+ * `/token` (authorization_code with PKCE S256 verified, client_secret_post; refresh_token) and
+ * `/userinfo` (Bearer). Access tokens live `accessTtlSeconds`; refresh tokens can be revoked
+ * (`invalid_grant`) and the token endpoint taken down (503).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { freePort } from '../../src/config/embedded.js';
+
+export interface FakeOAuthServer {
+  url: string;
+  clientId: string;
+  clientSecret: string;
+  /** Seconds an access token lives (default 3600). */
+  accessTtlSeconds: number;
+  /** When true, /token answers 503. */
+  down: boolean;
+  /** The address the next consent is given for. */
+  nextEmail: string;
+  /** Token endpoint calls with grant_type=refresh_token, by refresh token. */
+  refreshCalls: Map<string, number>;
+  /** Every token ever issued (access and refresh), to search output for. */
+  issued: string[];
+  /** The refresh token issued for an address. */
+  refreshTokenOf(email: string): string | undefined;
+  /** True while `token` is an unexpired access token of `email`. */
+  validAccess(email: string, token: string): boolean;
+  revoke(email: string): void;
+  close(): Promise<void>;
+}
+
+const b64url = (b: Buffer): string => b.toString('base64url');
+const token = (prefix: string): string => `${prefix}_${b64url(randomBytes(24))}`;
+
+async function body(req: IncomingMessage): Promise<URLSearchParams> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+}
+
+export async function startOAuthServer(): Promise<FakeOAuthServer> {
+  const codes = new Map<string, { email: string; challenge: string; redirectUri: string }>();
+  const access = new Map<string, { email: string; expiresAt: number }>();
+  const refresh = new Map<string, { email: string; revoked: boolean }>();
+  const port = await freePort();
+  const state: FakeOAuthServer = {
+    url: `http://127.0.0.1:${port}`,
+    clientId: 'client-id-test',
+    clientSecret: 'client-secret-test',
+    accessTtlSeconds: 3600,
+    down: false,
+    nextEmail: 'ada@example.test',
+    refreshCalls: new Map(),
+    issued: [],
+    refreshTokenOf: (email) => [...refresh.entries()].find(([, v]) => v.email === email)?.[0],
+    validAccess: (email, t) => {
+      const a = access.get(t);
+      return Boolean(a && a.email === email && a.expiresAt > Date.now());
+    },
+    revoke: (email) => {
+      for (const v of refresh.values()) if (v.email === email) v.revoked = true;
+    },
+    close: () => new Promise((r) => server.close(() => r())),
+  };
+  const issueAccess = (email: string): { access_token: string; expires_in: number } => {
+    const t = token('at');
+    state.issued.push(t);
+    access.set(t, { email, expiresAt: Date.now() + state.accessTtlSeconds * 1000 });
+    return { access_token: t, expires_in: state.accessTtlSeconds };
+  };
+  const json = (res: import('node:http').ServerResponse, status: number, payload: unknown): void => {
+    res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+    res.end(JSON.stringify(payload));
+  };
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', state.url);
+      if (req.method === 'GET' && url.pathname === '/authorize') {
+        const q = url.searchParams;
+        if (
+          q.get('client_id') !== state.clientId ||
+          q.get('response_type') !== 'code' ||
+          q.get('code_challenge_method') !== 'S256'
+        ) {
+          return json(res, 400, { error: 'invalid_request' });
+        }
+        const code = token('code');
+        codes.set(code, {
+          email: state.nextEmail,
+          challenge: q.get('code_challenge') ?? '',
+          redirectUri: q.get('redirect_uri') ?? '',
+        });
+        const back = new URL(q.get('redirect_uri') ?? '');
+        back.searchParams.set('code', code);
+        back.searchParams.set('state', q.get('state') ?? '');
+        res.writeHead(302, { location: back.href });
+        return res.end();
+      }
+      if (req.method === 'POST' && url.pathname === '/token') {
+        if (state.down) return json(res, 503, { error: 'temporarily_unavailable' });
+        const p = await body(req);
+        if (p.get('client_id') !== state.clientId || p.get('client_secret') !== state.clientSecret) {
+          return json(res, 401, { error: 'invalid_client' });
+        }
+        if (p.get('grant_type') === 'authorization_code') {
+          const c = codes.get(p.get('code') ?? '');
+          codes.delete(p.get('code') ?? '');
+          const verifier = p.get('code_verifier') ?? '';
+          const challenge = b64url(createHash('sha256').update(verifier).digest());
+          if (!c || c.redirectUri !== p.get('redirect_uri') || !verifier || challenge !== c.challenge) {
+            return json(res, 400, { error: 'invalid_grant' });
+          }
+          const rt = token('rt');
+          state.issued.push(rt);
+          refresh.set(rt, { email: c.email, revoked: false });
+          return json(res, 200, {
+            token_type: 'Bearer',
+            refresh_token: rt,
+            scope: 'email https://mail.google.com/',
+            ...issueAccess(c.email),
+          });
+        }
+        if (p.get('grant_type') === 'refresh_token') {
+          const rt = p.get('refresh_token') ?? '';
+          state.refreshCalls.set(rt, (state.refreshCalls.get(rt) ?? 0) + 1);
+          const r = refresh.get(rt);
+          if (!r || r.revoked)
+            return json(res, 400, {
+              error: 'invalid_grant',
+              error_description: 'Token has been expired or revoked.',
+            });
+          return json(res, 200, { token_type: 'Bearer', ...issueAccess(r.email) });
+        }
+        return json(res, 400, { error: 'unsupported_grant_type' });
+      }
+      if (req.method === 'GET' && url.pathname === '/userinfo') {
+        const t = (req.headers.authorization ?? '').replace(/^Bearer /, '');
+        const a = access.get(t);
+        if (!a || a.expiresAt < Date.now()) return json(res, 401, { error: 'invalid_token' });
+        return json(res, 200, {
+          sub: createHash('sha256').update(a.email).digest('hex').slice(0, 20),
+          email: a.email,
+          email_verified: true,
+        });
+      }
+      return json(res, 404, { error: 'not_found' });
+    })();
+  });
+  await new Promise<void>((r) => server.listen(port, '127.0.0.1', () => r()));
+  return state;
+}
