@@ -10,6 +10,7 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { execFile, execFileSync } from 'node:child_process';
 import { jest } from '@jest/globals';
+import { ImapFlow } from 'imapflow';
 import type { Redis } from 'ioredis';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
@@ -20,12 +21,14 @@ import { Inbox } from '../src/modules/inboxes/entities/inbox.entity.js';
 import { InboxTokens } from '../src/modules/inboxes/oauth/inbox-tokens.service.js';
 import { api, bootApp, createTenant, type TestTenant } from './helpers/app.js';
 import {
+  dovecotAvailable,
   seedCampaign,
   seedContact,
   seedEnrollment,
   startSmtpSink,
   type SmtpSink,
 } from './helpers/mail-servers.js';
+import { startOAuthDovecot } from './helpers/dovecot-oauth.js';
 import { startOAuthServer, type FakeOAuthServer } from './helpers/oauth-server.js';
 import { waitFor } from './helpers/wait.js';
 
@@ -329,6 +332,37 @@ describe('OAuth 2.0 inboxes (fake authorization server, XOAUTH2-only SMTP)', () 
     const ids = await campaignOver([gus.id], 1, 'gus-lead');
     await waitFor(async () => (await completed(ids)) === 1, '1 send');
   }, 240_000);
+
+  it('imapAuthFor signs an OAuth inbox in to a real IMAP server (Dovecot, XOAUTH2 checked by introspection) with imapflow', async () => {
+    if (!dovecotAvailable()) throw new Error('dovecot is not installed: apt-get install -y dovecot-imapd');
+    const dovecot = await startOAuthDovecot(`${oauth.url}/introspect`);
+    try {
+      await connect('ivy@oauth-mail.test');
+      const ivy = await inboxByEmail('ivy@oauth-mail.test');
+      const tokens = app.get(InboxTokens);
+      const auth = await tokens.imapAuthFor(ivy);
+      expect(auth).toEqual({ user: 'ivy@oauth-mail.test', accessToken: expect.any(String) });
+      const signIn = async (a: typeof auth): Promise<number> => {
+        const c = new ImapFlow({ host: '127.0.0.1', port: dovecot.port, secure: false, auth: a, logger: false });
+        c.on('error', () => undefined);
+        await c.connect();
+        try {
+          return (await c.mailboxOpen('INBOX')).exists;
+        } finally {
+          await c.logout();
+        }
+      };
+      expect(await signIn(auth)).toBe(0);
+      // A token the provider does not know is refused by the server.
+      await expect(signIn({ user: 'ivy@oauth-mail.test', accessToken: 'at_forged' })).rejects.toThrow();
+      // Another address's token does not sign in as ivy.
+      await connect('jay@oauth-mail.test');
+      const jay = await tokens.imapAuthFor(await inboxByEmail('jay@oauth-mail.test'));
+      await expect(signIn({ user: 'ivy@oauth-mail.test', accessToken: (jay as { accessToken: string }).accessToken })).rejects.toThrow();
+    } finally {
+      await dovecot.stop();
+    }
+  });
 
   it('no access or refresh token in any log line, API answer or event', async () => {
     const events = JSON.stringify(

@@ -135,6 +135,13 @@ export async function startOAuthServer(): Promise<FakeOAuthServer> {
         }
         return json(res, 400, { error: 'unsupported_grant_type' });
       }
+      if (req.method === 'POST' && url.pathname === '/introspect') {
+        // RFC 7662 token introspection, as Dovecot's oauth2 passdb asks it.
+        const t = (await body(req)).get('token') ?? '';
+        const a = access.get(t);
+        if (!a || a.expiresAt < Date.now()) return json(res, 200, { active: false });
+        return json(res, 200, { active: true, email: a.email, exp: Math.floor(a.expiresAt / 1000) });
+      }
       if (req.method === 'GET' && url.pathname === '/userinfo') {
         const t = (req.headers.authorization ?? '').replace(/^Bearer /, '');
         const a = access.get(t);
