@@ -343,7 +343,13 @@ describe('OAuth 2.0 inboxes (fake authorization server, XOAUTH2-only SMTP)', () 
       const auth = await tokens.imapAuthFor(ivy);
       expect(auth).toEqual({ user: 'ivy@oauth-mail.test', accessToken: expect.any(String) });
       const signIn = async (a: typeof auth): Promise<number> => {
-        const c = new ImapFlow({ host: '127.0.0.1', port: dovecot.port, secure: false, auth: a, logger: false });
+        const c = new ImapFlow({
+          host: '127.0.0.1',
+          port: dovecot.port,
+          secure: false,
+          auth: a,
+          logger: false,
+        });
         c.on('error', () => undefined);
         await c.connect();
         try {
@@ -358,7 +364,9 @@ describe('OAuth 2.0 inboxes (fake authorization server, XOAUTH2-only SMTP)', () 
       // Another address's token does not sign in as ivy.
       await connect('jay@oauth-mail.test');
       const jay = await tokens.imapAuthFor(await inboxByEmail('jay@oauth-mail.test'));
-      await expect(signIn({ user: 'ivy@oauth-mail.test', accessToken: (jay as { accessToken: string }).accessToken })).rejects.toThrow();
+      await expect(
+        signIn({ user: 'ivy@oauth-mail.test', accessToken: (jay as { accessToken: string }).accessToken }),
+      ).rejects.toThrow();
     } finally {
       await dovecot.stop();
     }
