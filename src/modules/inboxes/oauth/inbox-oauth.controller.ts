@@ -110,7 +110,9 @@ export class OAuthCallbackController {
       const to = new URL(result.returnUrl);
       if (result.ok) to.searchParams.set('inbox_id', result.inboxId);
       else to.searchParams.set('error', result.error);
-      res.redirect(303, to.href);
+      // No body: the answer is only where to go next.
+      res.status(303).setHeader('Location', to.href);
+      res.end();
       return;
     }
     if (result.ok) {
