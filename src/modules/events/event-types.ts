@@ -4,6 +4,7 @@ export const EVENT_FAMILIES = {
   email: ['email.replied', 'email.bounced', 'email.complained'],
   contact: ['contact.created'],
   enrollment: ['enrollment.completed'],
+  inbox: ['inbox.error'],
 } as const;
 
 export type EventFamily = keyof typeof EVENT_FAMILIES;

@@ -48,6 +48,7 @@ export interface DailyMetricView {
   replied: number;
   auto_replied: number;
   bounced: number;
+  soft_bounced: number;
   complained: number;
   unsubscribed: number;
   enrolled: number;
@@ -60,7 +61,14 @@ export class DailyMetricResponseDto implements DailyMetricView {
   @ApiProperty({ description: 'Messages sent' }) sent: number;
   @ApiProperty({ description: 'Replies received (auto-replies excluded)' }) replied: number;
   @ApiProperty({ description: 'Auto-replies (out of office and similar)' }) auto_replied: number;
-  @ApiProperty({ description: 'Hard bounces' }) bounced: number;
+  @ApiProperty({
+    description: 'Hard bounces (the address cannot receive mail: user_unknown, host_unknown, has_moved, not_accept)',
+  })
+  bounced: number;
+  @ApiProperty({
+    description: 'Soft bounces (every other reason: mailbox full, blocked by policy, ...), not counted in `bounced`',
+  })
+  soft_bounced: number;
   @ApiProperty({
     description:
       'Spam complaints (RFC 5965 feedback reports matched to a sent message), on the campaign of that message; a second report of the same address is not counted',

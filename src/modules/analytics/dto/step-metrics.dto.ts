@@ -43,6 +43,7 @@ export interface StepMetricView {
   sent: number;
   replied: number;
   bounced: number;
+  soft_bounced: number;
   unsubscribed: number;
 }
 
@@ -72,6 +73,8 @@ export class StepMetricResponseDto implements StepMetricView {
   replied: number;
   @ApiProperty({ example: 3, description: 'Hard bounces of messages with this step and variant' })
   bounced: number;
+  @ApiProperty({ example: 2, description: 'Soft bounces of messages with this step and variant' })
+  soft_bounced: number;
   @ApiProperty({
     example: 1,
     description: 'Unsubscribes, counted for the variant of the last message sent to the enrollment',

@@ -28,7 +28,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { ApiError } from '../../../common/http/api-error.js';
 import { logger } from '../../../common/logging/logger.js';
 import { appConfig } from '../../../config/app-config.js';
-import { recordHardBounce } from '../../enrollments/enrollment-effects.js';
+import { recordBounce } from '../../enrollments/enrollment-effects.js';
 import { recordEvent } from '../../events/outbox.js';
 import { openSettings } from '../../inboxes/inbox-credentials.js';
 import type { Message } from '../../threads/entities/message.entity.js';
@@ -37,7 +37,12 @@ import { signUnsubscribeToken } from '../../unsubscribe/unsubscribe-token.js';
 import { CapacityRepository } from '../engine/capacity.repository.js';
 import { newMessageId, replySubject, unsubscribeHeaders, unsubscribeUrl } from '../engine/compose.js';
 import { SendRepository } from '../engine/send.repository.js';
-import { classifySmtpFailure, type SmtpError, type SmtpFailure } from '../engine/smtp-outcome.js';
+import {
+  classifySmtpFailure,
+  refusalVerdict,
+  type SmtpError,
+  type SmtpFailure,
+} from '../engine/smtp-outcome.js';
 import { SmtpSendError, SmtpTransportPool, sendWithin } from '../smtp-transport.pool.js';
 import type { ManualReplyDto } from './dto/manual-reply.dto.js';
 import { ManualReplyRepository, type ReplyContext } from './manual-reply.repository.js';
@@ -75,6 +80,12 @@ const hardBounceError = (what: string): ApiError =>
   ApiError.validation(
     'contact_id',
     `The recipient's mail server refused the address for good (${what.slice(0, 200)}); the reply is recorded as failed and the address is now suppressed (bounced)`,
+  );
+
+const softBounceError = (reason: string): ApiError =>
+  ApiError.validation(
+    'contact_id',
+    `The recipient's mail server refused this message (${reason.slice(0, 100)}); the reply is recorded as failed and the address stays sendable`,
   );
 
 @Injectable()
@@ -165,6 +176,7 @@ export class ManualReplyService {
         found = await this.replies.findMessage(workspaceId, found.id, m);
       }
       if (found.error?.startsWith('hard bounce')) throw hardBounceError(found.error);
+      if (found.error?.startsWith('soft bounce')) throw softBounceError(found.error);
       return { status: found.status === 'sent' ? 201 : 202, message: toMessageView(found) };
     });
   }
@@ -251,8 +263,9 @@ export class ManualReplyService {
       'manual reply: SMTP failure',
     );
     if (failure.kind === 'bounced') {
+      const verdict = refusalVerdict(smtpError, failure.responseCode);
       await this.ds.transaction(async (m) => {
-        await recordHardBounce(m, {
+        await recordBounce(m, {
           workspaceId,
           contactId: ctx.contactId,
           email: r.mail.to,
@@ -260,14 +273,14 @@ export class ManualReplyService {
           campaignId: ctx.campaignId,
           // The manual message's own status is this service's to set (failed, below).
           messageRowId: null,
-          statusCode:
-            /\b([245]\.\d{1,3}\.\d{1,3})\b/.exec(smtpError.response ?? '')?.[1] ??
-            String(failure.responseCode),
-          diagnostic: smtpError.response ?? smtpError.message ?? null,
+          verdict,
         });
-        await this.sends.markFailed(workspaceId, r.id, `hard bounce: ${failure.reason}`, m);
+        const note = verdict.hard
+          ? `hard bounce: ${failure.reason}`
+          : `soft bounce (${verdict.reason}): ${failure.reason}`;
+        await this.sends.markFailed(workspaceId, r.id, note, m);
       });
-      throw hardBounceError(String(failure.responseCode));
+      throw verdict.hard ? hardBounceError(String(failure.responseCode)) : softBounceError(verdict.reason);
     }
     if (failure.kind === 'unknown') {
       const message = await this.ds.transaction(async (m) => {
