@@ -77,6 +77,7 @@ describe('analytics: GET /analytics/daily', () => {
       replied: 1,
       auto_replied: 1,
       bounced: 1,
+      soft_bounced: 0,
       complained: 2,
       unsubscribed: 1,
       enrolled: 4,

@@ -14,7 +14,9 @@ export class MailReading1799800000000 implements MigrationInterface {
 
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`ALTER TABLE "messages" ADD COLUMN IF NOT EXISTS "bounce" jsonb`);
-    await queryRunner.query(`ALTER TABLE "messages" ADD COLUMN IF NOT EXISTS "bounce_recorded_at" TIMESTAMP WITH TIME ZONE`);
+    await queryRunner.query(
+      `ALTER TABLE "messages" ADD COLUMN IF NOT EXISTS "bounce_recorded_at" TIMESTAMP(3) WITH TIME ZONE`,
+    );
     await queryRunner.query(
       `CREATE INDEX IF NOT EXISTS "idx_messages_outbound_to" ON "messages" ("workspace_id", "to_address", "id") WHERE direction = 'outbound'`,
     );

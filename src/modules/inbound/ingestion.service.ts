@@ -128,9 +128,7 @@ export class IngestionService {
     reading: Extract<MailReading, { kind: 'bounce' | 'complaint' }>,
   ): Promise<OriginalMessage | undefined> {
     const addresses =
-      reading.kind === 'bounce'
-        ? reading.recipients.map((r) => r.address)
-        : [reading.recipient];
+      reading.kind === 'bounce' ? reading.recipients.map((r) => r.address) : [reading.recipient];
     const tried = new Set<string>();
     for (const address of addresses) {
       const a = address?.trim().toLowerCase();
@@ -148,10 +146,17 @@ export class IngestionService {
     return { status: 'ignored', reason, read_as: readAs };
   }
 
-  /** The verdict about the address the message went to (else the report's first recipient). */
+  /**
+   * The verdict about the address the message went to (else the report's first recipient); of several
+   * about one address, the one that says the most (a status, a code, a diagnostic).
+   */
   private verdictFor(reading: Extract<MailReading, { kind: 'bounce' }>, to: string): BounceVerdict {
     const lower = to.toLowerCase();
-    return reading.recipients.find((r) => r.address?.toLowerCase() === lower) ?? reading.recipients[0];
+    const about = reading.recipients.filter((r) => r.address?.toLowerCase() === lower);
+    const candidates = about.length ? about : reading.recipients;
+    const weight = (r: BounceVerdict) =>
+      (r.status ? 4 : 0) + (r.smtpCode ? 2 : 0) + (r.diagnostic ? 1 : 0) + (r.reason !== 'undefined' ? 8 : 0);
+    return candidates.reduce((best, r) => (weight(r) > weight(best) ? r : best), candidates[0]);
   }
 
   private async apply(
@@ -294,7 +299,11 @@ export class IngestionService {
         break;
     }
     const classification =
-      c.kind === 'bounce' ? `${bounce!.hard ? 'hard' : 'soft'}_bounce` : c.kind === 'complaint' && c.feedbackType === 'not-spam' ? 'not_spam' : c.kind;
+      c.kind === 'bounce'
+        ? `${bounce!.hard ? 'hard' : 'soft'}_bounce`
+        : c.kind === 'complaint' && c.feedbackType === 'not-spam'
+          ? 'not_spam'
+          : c.kind;
     logger.info({ inboxId: inbox.id, kind, classification }, 'ingest: mail recorded');
     return {
       status: 'recorded',

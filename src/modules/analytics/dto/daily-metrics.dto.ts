@@ -62,11 +62,13 @@ export class DailyMetricResponseDto implements DailyMetricView {
   @ApiProperty({ description: 'Replies received (auto-replies excluded)' }) replied: number;
   @ApiProperty({ description: 'Auto-replies (out of office and similar)' }) auto_replied: number;
   @ApiProperty({
-    description: 'Hard bounces (the address cannot receive mail: user_unknown, host_unknown, has_moved, not_accept)',
+    description:
+      'Hard bounces (the address cannot receive mail: user_unknown, host_unknown, has_moved, not_accept)',
   })
   bounced: number;
   @ApiProperty({
-    description: 'Soft bounces (every other reason: mailbox full, blocked by policy, ...), not counted in `bounced`',
+    description:
+      'Soft bounces (every other reason: mailbox full, blocked by policy, ...), not counted in `bounced`',
   })
   soft_bounced: number;
   @ApiProperty({

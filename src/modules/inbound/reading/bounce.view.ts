@@ -14,7 +14,9 @@ export interface BounceView {
 
 export const MAX_DIAGNOSTIC_CHARS = 1000;
 
-export const toBounceView = (v: Pick<BounceVerdict, 'reason' | 'hard' | 'status' | 'smtpCode' | 'diagnostic'>): BounceView => ({
+export const toBounceView = (
+  v: Pick<BounceVerdict, 'reason' | 'hard' | 'status' | 'smtpCode' | 'diagnostic'>,
+): BounceView => ({
   reason: v.reason,
   hard: v.hard,
   status: v.status,

@@ -46,12 +46,19 @@ export class BounceResponseDto implements BounceView {
     enum: BOUNCE_REASONS,
     example: 'user_unknown',
     description:
-      'Why delivery failed, in a closed set (sisimai\'s taxonomy): `user_unknown`, `host_unknown`, `has_moved` and `not_accept` are hard (the address cannot receive mail); recipient-side soft reasons (`mailbox_full`, `suspended`, `exceed_limit`, `system_full`, `expired`) suppress after three in 30 days; sender-side reasons (`blocked`, `spam_detected`, `policy_violation`, `security_error`, `auth_failure`, `bad_reputation`, `require_ptr`, `rejected`, `filtered`, `content_error`, `no_relaying`, `speeding`) are recorded on the inbox, never against the contact',
+      "Why delivery failed, in a closed set (sisimai's taxonomy): `user_unknown`, `host_unknown`, `has_moved` and `not_accept` are hard (the address cannot receive mail); recipient-side soft reasons (`mailbox_full`, `suspended`, `exceed_limit`, `system_full`, `expired`) suppress after three in 30 days; sender-side reasons (`blocked`, `spam_detected`, `policy_violation`, `security_error`, `auth_failure`, `bad_reputation`, `require_ptr`, `rejected`, `filtered`, `content_error`, `no_relaying`, `speeding`) are recorded on the inbox, never against the contact",
   })
   reason: BounceView['reason'];
-  @ApiProperty({ description: 'True only for the address-level reasons: the address is suppressed `bounced`' })
+  @ApiProperty({
+    description: 'True only for the address-level reasons: the address is suppressed `bounced`',
+  })
   hard: boolean;
-  @ApiProperty({ type: String, nullable: true, example: '5.1.1', description: 'Enhanced status code (RFC 3463)' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '5.1.1',
+    description: 'Enhanced status code (RFC 3463)',
+  })
   status: string | null;
   @ApiProperty({ type: 'integer', nullable: true, example: 550, description: 'SMTP reply code' })
   smtp_code: number | null;
