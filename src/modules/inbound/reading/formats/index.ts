@@ -1,0 +1,99 @@
+/**
+ * The registry of format readers. Structured readers (fields a machine wrote) come first; then the
+ * text readers, first one that finds recipients wins; then the last resort. A new mail system's format
+ * is one small file and one entry in `TEXT_READERS` (or `STRUCTURED_READERS`).
+ */
+import type { FailedRecipient } from '../types.js';
+import { amazonSes } from './amazon-ses.js';
+import { fallback } from './fallback.js';
+import {
+  enhancedStatus,
+  firstAddress,
+  lines,
+  recipientFrom,
+  smtpCode,
+  type FormatReader,
+  type ReportView,
+} from './format.js';
+import { prose } from './prose.js';
+import { rfc3464 } from './rfc3464.js';
+import { transcript } from './transcript.js';
+
+export const STRUCTURED_READERS: readonly FormatReader[] = [amazonSes, rfc3464];
+export const TEXT_READERS: readonly FormatReader[] = [transcript, prose];
+export const LAST_RESORT: FormatReader = fallback;
+
+/**
+ * Where a report puts the remote server's words once for all its recipients (Gmail's "The error that
+ * the other server returned was:", Exchange's "Remote Server returned '...'", "Remote host said:").
+ */
+const GLOBAL_MARKERS: readonly RegExp[] = [
+  /(?:error that the other server returned was|response from the remote server was|remote server responded with|remote server returned|remote host said|the server responded with|server replied|mail server said)\s*:?\s*(.*)$/i,
+  /\bsaid:\s*(.*)$/i,
+  /^\s*(?:<<<\s*)?([245]\d\d[ -](?:[245]\.\d{1,3}\.\d{1,3})?.*)$/,
+];
+
+export function globalDiagnostic(text: string): string | null {
+  const all = lines(text);
+  for (const marker of GLOBAL_MARKERS) {
+    for (let i = 0; i < all.length; i++) {
+      const m = marker.exec(all[i]);
+      if (!m) continue;
+      const words = [m[1]];
+      for (let j = i + 1; j < all.length && j <= i + 4 && all[j].trim(); j++) words.push(all[j].trim());
+      const found = words.join(' ').trim();
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
+const hasCode = (r: FailedRecipient): boolean => r.status !== null || r.smtpCode !== null;
+
+function firstFound(readers: readonly FormatReader[], view: ReportView): FailedRecipient[] {
+  for (const reader of readers) {
+    const found = reader.read(view);
+    if (found.length) return found;
+  }
+  return [];
+}
+
+/** Structured fields with the text's words where the fields say less. */
+function merge(structured: FailedRecipient[], text: FailedRecipient[]): FailedRecipient[] {
+  return structured.map((r) => {
+    const t =
+      text.find((x) => x.address !== null && x.address === r.address) ??
+      (structured.length === 1 && text.length === 1 ? text[0] : undefined);
+    if (!t) return r;
+    const useText = !r.diagnostic || (!smtpCode(r.diagnostic) && !enhancedStatus(r.diagnostic) && hasCode(t));
+    return {
+      ...r,
+      diagnostic: useText ? t.diagnostic : r.diagnostic,
+      smtpCode: r.smtpCode ?? t.smtpCode,
+      status: r.status ?? t.status,
+      address: r.address ?? t.address,
+    };
+  });
+}
+
+/** Every failed recipient the report states (possibly delivered/delayed ones: see `action`). */
+export function readFailedRecipients(view: ReportView): FailedRecipient[] {
+  const structured = firstFound(STRUCTURED_READERS, view);
+  let text = firstFound(TEXT_READERS, view);
+  if (!text.length && !structured.length) text = LAST_RESORT.read(view);
+  let found = structured.length ? merge(structured, text) : text;
+  if (!found.length) {
+    const failed = (view.header('x-failed-recipients') ?? '').split(/[,\s]+/).map(firstAddress);
+    found = failed.filter((a): a is string => a !== null).map((a) => recipientFrom(a, null));
+  }
+  const global = found.some((r) => !hasCode(r)) ? globalDiagnostic(view.text) : null;
+  if (!global) return found;
+  return found.map((r) =>
+    hasCode(r)
+      ? r
+      : recipientFrom(r.address, [global, r.diagnostic].join(' '), {
+          action: r.action,
+          ...(r.hint ? { hint: r.hint } : {}),
+        }),
+  );
+}
