@@ -19,7 +19,7 @@ import { sesNotification, type SesNotification } from './formats/amazon-ses.js';
 import { ADDRESS, SCAN_LIMIT, type ReportView } from './formats/format.js';
 import { readFailedRecipients } from './formats/index.js';
 import { decideReason } from './reason.js';
-import type { BounceVerdict, FailedRecipient, MailReading } from './types.js';
+import type { BounceVerdict, MailReading } from './types.js';
 
 /** A top-level header as text (mailparser gives structured values for some). */
 export function headerText(mail: ParsedMail, name: string): string | null {
@@ -53,7 +53,7 @@ const bounded = (s: string | null | undefined): string => (s ?? '').slice(0, SCA
  * or the first header line of an original quoted without a marker.
  */
 const ORIGINAL_MARKER =
-  /^[ \t]*(?:-{2,}.{0,20}(?:below this line is a copy of the message|this is a copy of the message|original message|original message follows|returned message|message header follows|unsent message below|headers of the original message|message text follows)|(?:original message headers|-{3,} ?original message ?-{3,}|the headers of the original message|-+ ?the header of the original message is following)|(?:return-path|received|dkim-signature|x-received|arc-seal|authentication-results)[ \t]*:)/im;
+  /^[ \t]*(?:-{2,}.{0,20}(?:below this line is a copy of the message|this is a copy of the message|original message|original message follows|returned message|message header follows|unsent message below|headers of the original message|message text follows)|(?:original message:?[ \t]*$|original message headers|-{3,} ?original message ?-{3,}|the headers of the original message|-+ ?the header of the original message is following)|(?:return-path|received|dkim-signature|x-received|arc-seal|authentication-results)[ \t]*:)/im;
 
 export function reportText(mail: ParsedMail): string {
   const text = bounded(
@@ -182,6 +182,19 @@ export function originalMessageIds(mail: ParsedMail, raw: string): string[] {
     .slice(0, 20);
 }
 
+/** The quoted original's single `To` address, for a report that names no failed address. */
+function originalTo(mail: ParsedMail, raw: string): string | null {
+  const text = bounded(mail.text);
+  const cut = ORIGINAL_MARKER.exec(text);
+  for (const s of [...rfc822Texts(mail, raw), cut ? text.slice(cut.index) : '']) {
+    const to = field(s, 'to');
+    if (!to) continue;
+    const all = to.match(new RegExp(ADDRESS.source, 'g')) ?? [];
+    return all.length === 1 ? all[0].toLowerCase() : null;
+  }
+  return null;
+}
+
 // ---- complaints ----
 
 const field = (text: string, name: string): string | null =>
@@ -239,7 +252,7 @@ function readReport(
   const originalIds = originalMessageIds(mail, raw);
   if (ses?.notificationType?.toLowerCase() === 'delivery')
     return { kind: 'delivery_notice', originalMessageIds: originalIds };
-  const stated = readFailedRecipients(reportView);
+  const stated = readFailedRecipients(reportView, originalTo(mail, raw));
   const delayNotice =
     (DELAY_SUBJECT.test(reportView.subject) || DELAY_TEXT.test(reportView.text)) &&
     !FINAL_TEXT.test(reportView.subject);
@@ -248,10 +261,7 @@ function readReport(
   const failed = failing.filter((r) => r.action !== 'delayed');
   if (recipients.length && !failed.length)
     return { kind: 'delivery_notice', originalMessageIds: originalIds };
-  const chosen: FailedRecipient[] = failed.length
-    ? failing
-    : [{ address: null, status: null, smtpCode: null, diagnostic: null, action: null }];
-  const verdicts: BounceVerdict[] = chosen.map((r) => ({ ...r, ...decideReason(r) }));
+  const verdicts: BounceVerdict[] = failing.map((r) => ({ ...r, ...decideReason(r) }));
   return { kind: 'bounce', recipients: verdicts, originalMessageIds: originalIds };
 }
 

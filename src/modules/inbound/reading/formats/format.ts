@@ -3,7 +3,7 @@
  * pure function: it recognises its own format's wording and returns the failed recipients it states,
  * or an empty list when the report is not in its format. The registry (`index.ts`) tries them in order.
  */
-import type { FailedRecipient } from '../types.js';
+import type { FailedRecipient, SmtpCommand } from '../types.js';
 
 /** At most this many characters of any text are ever scanned (a 10 MB report reads in bounded time). */
 export const SCAN_LIMIT = 512 * 1024;
@@ -71,6 +71,21 @@ export function smtpCode(s: string | null): number | null {
   return m ? Number(m[1]) : null;
 }
 
+const COMMAND_SAID =
+  /(?:in reply to (?:end of )?|after (?:end of )?|>>> ?|\[|smtp:|most progress was |command:? ?)(data|rcpt(?: to)?|mail(?: from)?|helo|ehlo|initial connection|connect|body|end of data)\b/i;
+
+/** The SMTP command a diagnostic says the server answered, when it says. */
+export function smtpCommand(s: string | null): SmtpCommand | undefined {
+  const m = s ? COMMAND_SAID.exec(s.slice(0, 4000)) : null;
+  if (!m) return undefined;
+  const c = m[1].toLowerCase();
+  if (c.startsWith('rcpt')) return 'RCPT';
+  if (c.startsWith('mail')) return 'MAIL';
+  if (c === 'data' || c === 'body' || c === 'end of data') return 'DATA';
+  if (c === 'helo' || c === 'ehlo') return 'HELO';
+  return 'CONN';
+}
+
 /** A recipient from an address and the text that speaks about it. */
 export function recipientFrom(
   address: string | null,
@@ -85,10 +100,16 @@ export function recipientFrom(
     diagnostic: d,
     action: extra.action ?? null,
     ...(extra.hint ? { hint: extra.hint } : {}),
+    ...withCommand(extra.command ?? smtpCommand(d)),
   };
 }
 
 /** Splits text into lines (bounded). */
 export function lines(s: string): string[] {
   return s.slice(0, SCAN_LIMIT).split(/\r?\n/);
+}
+
+/** `{ command }` when known, else nothing (the field is optional). */
+export function withCommand(command: SmtpCommand | undefined): { command?: SmtpCommand } {
+  return command ? { command } : {};
 }

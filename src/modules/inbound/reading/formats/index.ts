@@ -12,6 +12,7 @@ import {
   lines,
   recipientFrom,
   smtpCode,
+  withCommand,
   type FormatReader,
   type ReportView,
 } from './format.js';
@@ -31,6 +32,7 @@ const GLOBAL_MARKERS: readonly RegExp[] = [
   /(?:error that the other server returned was|response from the remote server was|remote server responded with|remote server returned|remote host said|the server responded with|server replied|mail server said)\s*:?\s*(.*)$/i,
   /\bsaid:\s*(.*)$/i,
   /^\s*(?:<<<\s*)?([245]\d\d[ -](?:[245]\.\d{1,3}\.\d{1,3})?.*)$/,
+  /((?<![\w.])[245]\d\d[ -][245]\.\d{1,3}\.\d{1,3}\b.*)$/,
 ];
 
 export function globalDiagnostic(text: string): string | null {
@@ -65,35 +67,62 @@ function merge(structured: FailedRecipient[], text: FailedRecipient[]): FailedRe
       text.find((x) => x.address !== null && x.address === r.address) ??
       (structured.length === 1 && text.length === 1 ? text[0] : undefined);
     if (!t) return r;
-    const useText = !r.diagnostic || (!smtpCode(r.diagnostic) && !enhancedStatus(r.diagnostic) && hasCode(t));
+    const said = (x: string | null): string => (x ?? '').toLowerCase();
+    // The text's words when the fields have none, say no code, or say less than the text (Postfix's
+    // text adds `(in reply to end of DATA command)` to the same words).
+    const useText =
+      !r.diagnostic ||
+      (!smtpCode(r.diagnostic) && !enhancedStatus(r.diagnostic) && hasCode(t)) ||
+      (said(t.diagnostic).includes(said(r.diagnostic)) &&
+        said(t.diagnostic).length > said(r.diagnostic).length);
     return {
       ...r,
       diagnostic: useText ? t.diagnostic : r.diagnostic,
       smtpCode: r.smtpCode ?? t.smtpCode,
       status: r.status ?? t.status,
       address: r.address ?? t.address,
+      ...withCommand(r.command ?? t.command),
     };
   });
 }
 
-/** Every failed recipient the report states (possibly delivered/delayed ones: see `action`). */
-export function readFailedRecipients(view: ReportView): FailedRecipient[] {
+/** X-Failed-Recipients (Exim and others): when present, the failed addresses are these. */
+function headerFailed(view: ReportView): string[] {
+  const v = view.header('x-failed-recipients') ?? '';
+  return [...new Set(v.split(/[,\s]+/).map(firstAddress))].filter((a): a is string => a !== null);
+}
+
+/**
+ * Every failed recipient the report states (possibly delivered/delayed ones: see `action`). A report
+ * whose recipients no reader finds still yields one recipient: the header's or the quoted original's
+ * address (or null), with the report's own words as the diagnostic.
+ */
+export function readFailedRecipients(view: ReportView, originalTo: string | null): FailedRecipient[] {
   const structured = firstFound(STRUCTURED_READERS, view);
   let text = firstFound(TEXT_READERS, view);
   if (!text.length && !structured.length) text = LAST_RESORT.read(view);
   let found = structured.length ? merge(structured, text) : text;
-  if (!found.length) {
-    const failed = (view.header('x-failed-recipients') ?? '').split(/[,\s]+/).map(firstAddress);
-    found = failed.filter((a): a is string => a !== null).map((a) => recipientFrom(a, null));
+  const failed = headerFailed(view);
+  if (failed.length && !structured.length) {
+    found = failed.map(
+      (a) =>
+        found.find((r) => r.address === a) ??
+        (found.length === 1 && !found[0].address ? { ...found[0], address: a } : recipientFrom(a, null)),
+    );
   }
-  const global = found.some((r) => !hasCode(r)) ? globalDiagnostic(view.text) : null;
+  const global = globalDiagnostic(view.text);
+  if (!found.length) {
+    const words = [global, view.text].filter(Boolean).join(' ');
+    return [recipientFrom(originalTo, words)];
+  }
   if (!global) return found;
   return found.map((r) =>
     hasCode(r)
       ? r
-      : recipientFrom(r.address, [global, r.diagnostic].join(' '), {
+      : recipientFrom(r.address, [r.diagnostic, global].filter(Boolean).join(' '), {
           action: r.action,
           ...(r.hint ? { hint: r.hint } : {}),
+          ...withCommand(r.command),
         }),
   );
 }

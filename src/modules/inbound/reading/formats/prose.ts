@@ -11,7 +11,7 @@ import { ADDRESS, lines, recipientFrom, type FormatReader, type ReportView } fro
 
 /** A line that starts with an address: `  <bob@example.com>: ...`, `bob@example.com on <date>`. */
 const ADDRESS_LINE = new RegExp(
-  `^[ \\t]*(?:(?:RCPT TO|Recipient address|Failed recipient|Original-Recipient|Recipient)[ \\t]*:?[ \\t]*)?["'(]?<?(${ADDRESS.source})>?["')]?(.*)$`,
+  `^[ \\t]*(?:[*\u2022-][ \\t]+)?(?:(?:RCPT TO|Recipient address|Failed recipient|Original-Recipient|Recipient)[ \\t]*:?[ \\t]*)?["'(]?<?(${ADDRESS.source})>?["')]?(.*)$`,
   'i',
 );
 /** Header-like lines (`To: bob@...`) quote the original; they never name a failed address. */
@@ -26,6 +26,21 @@ function tail(rest: string): string {
     .replace(/^\s*on\s+\w{3},.*$/i, '')
     .replace(/^\s*\(expanded from[^)]*\)/i, '')
     .replace(/^[\s:.>-]+/, '');
+}
+
+function nextParagraph(all: string[], from: number): string[] {
+  const out: string[] = [];
+  let i = from;
+  // Up to two paragraphs when the first is a mere lead-in (Domino's `because:`).
+  for (let paragraph = 0; paragraph < 2 && out.join(' ').length < 20; paragraph++) {
+    while (i < all.length && !all[i].trim()) i++;
+    for (; i < all.length && out.length < 6 && all[i].trim(); i++) {
+      if (ADDRESS_LINE.test(all[i]) && !HEADER_LINE.test(all[i])) return out;
+      if (/^[\s=*_-]+$/.test(all[i])) continue;
+      out.push(all[i].trim());
+    }
+  }
+  return out;
 }
 
 export function readAddressParagraphs(text: string, excluded: ReadonlySet<string>): FailedRecipient[] {
@@ -45,6 +60,8 @@ export function readAddressParagraphs(text: string, excluded: ReadonlySet<string
       if (indent(next) <= indent(line) && ADDRESS_LINE.test(next) && !HEADER_LINE.test(next)) break;
       words.push(next.trim());
     }
+    // The address alone on its paragraph (Gmail, Domino, EZweb): the words are the next paragraph.
+    if (words.length === 1 && !words[0]) words.push(...nextParagraph(all, i + 1));
     const text = words.filter(Boolean).join(' ');
     said.set(address, [...(said.get(address) ?? []), text]);
   }

@@ -11,6 +11,8 @@ import {
   firstAddress,
   lines,
   smtpCode,
+  smtpCommand,
+  withCommand,
   type FormatReader,
   type ReportView,
 } from './format.js';
@@ -71,7 +73,14 @@ export function fromBlock(b: Fields): FailedRecipient | null {
       .toLowerCase()
       .split(/[\s(;]/)[0] || null;
   if (!address && !status && !diagnostic) return null;
-  return { address, status, smtpCode: smtpCode(diagnostic), diagnostic, action };
+  return {
+    address,
+    status,
+    smtpCode: smtpCode(diagnostic),
+    diagnostic,
+    action,
+    ...withCommand(smtpCommand(diagnostic)),
+  };
 }
 
 export function readDeliveryStatus(texts: string[]): FailedRecipient[] {
