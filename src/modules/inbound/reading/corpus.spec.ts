@@ -101,6 +101,7 @@ interface Row {
   expectedStatus: string;
   status: string;
   delayNotice: boolean;
+  command: string;
   diagnostic: string;
 }
 
@@ -139,6 +140,7 @@ describe('the sisimai corpus of real reports', () => {
             reading.kind === 'delivery_notice' &&
             kindOf(e.reason) === 'bounce' &&
             (e.status.startsWith('4') || e.reason === 'expired'),
+          command: r?.command ?? '-',
           diagnostic: (r?.diagnostic ?? '').slice(0, 160),
         });
       }

@@ -55,12 +55,22 @@ const bounded = (s: string | null | undefined): string => (s ?? '').slice(0, SCA
 const ORIGINAL_MARKER =
   /^[ \t]*(?:-{2,}.{0,20}(?:below this line is a copy of the message|this is a copy of the message|original message|original message follows|returned message|message header follows|unsent message below|headers of the original message|message text follows)|(?:original message:?[ \t]*$|original message headers|-{3,} ?original message ?-{3,}|the headers of the original message|-+ ?the header of the original message is following)|(?:return-path|received|dkim-signature|x-received|arc-seal|authentication-results)[ \t]*:)/im;
 
-export function reportText(mail: ParsedMail): string {
-  const text = bounded(
-    mail.text ?? (typeof mail.html === 'string' ? mail.html.replace(/<[^>]{0,2000}>/g, ' ') : ''),
-  );
+export function reportText(mail: ParsedMail, raw: string): string {
+  const text = bodyText(mail, raw);
   const cut = ORIGINAL_MARKER.exec(text);
   return cut ? text.slice(0, cut.index) : text;
+}
+
+/**
+ * The text body, the HTML rendered as text, or, when mailparser found neither (a broken MIME
+ * structure), the raw body itself.
+ */
+function bodyText(mail: ParsedMail, raw: string): string {
+  if (mail.text?.trim()) return bounded(mail.text);
+  if (typeof mail.html === 'string' && mail.html.trim())
+    return bounded(mail.html).replace(/<[^>]{0,2000}>/g, ' ');
+  const start = raw.search(/\r?\n\r?\n/);
+  return start >= 0 ? raw.slice(start) : '';
 }
 
 const isPart = (re: RegExp) => (a: ParsedMail['attachments'][number]) => re.test(a.contentType);
@@ -79,7 +89,7 @@ function view(mail: ParsedMail, raw: string): ReportView {
     subject: mail.subject ?? '',
     from: headerText(mail, 'from') ?? '',
     header: (name) => headerText(mail, name),
-    text: reportText(mail),
+    text: reportText(mail, raw),
     deliveryStatus: [...dsParts, bounded(mail.text), raw],
     raw,
   };
@@ -184,7 +194,7 @@ export function originalMessageIds(mail: ParsedMail, raw: string): string[] {
 
 /** The quoted original's single `To` address, for a report that names no failed address. */
 function originalTo(mail: ParsedMail, raw: string): string | null {
-  const text = bounded(mail.text);
+  const text = bodyText(mail, raw);
   const cut = ORIGINAL_MARKER.exec(text);
   for (const s of [...rfc822Texts(mail, raw), cut ? text.slice(cut.index) : '']) {
     const to = field(s, 'to');

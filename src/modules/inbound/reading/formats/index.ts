@@ -3,15 +3,18 @@
  * text readers, first one that finds recipients wins; then the last resort. A new mail system's format
  * is one small file and one entry in `TEXT_READERS` (or `STRUCTURED_READERS`).
  */
-import type { FailedRecipient } from '../types.js';
+import type { FailedRecipient, SmtpCommand } from '../types.js';
 import { amazonSes } from './amazon-ses.js';
 import { fallback } from './fallback.js';
+import { googleGroups } from './google-groups.js';
 import {
   enhancedStatus,
   firstAddress,
   lines,
   recipientFrom,
+  SCAN_LIMIT,
   smtpCode,
+  smtpCommand,
   withCommand,
   type FormatReader,
   type ReportView,
@@ -20,7 +23,7 @@ import { prose } from './prose.js';
 import { rfc3464 } from './rfc3464.js';
 import { transcript } from './transcript.js';
 
-export const STRUCTURED_READERS: readonly FormatReader[] = [amazonSes, rfc3464];
+export const STRUCTURED_READERS: readonly FormatReader[] = [amazonSes, googleGroups, rfc3464];
 export const TEXT_READERS: readonly FormatReader[] = [transcript, prose];
 export const LAST_RESORT: FormatReader = fallback;
 
@@ -48,6 +51,14 @@ export function globalDiagnostic(text: string): string | null {
     }
   }
   return null;
+}
+
+const REPORT_COMMAND =
+  /(?:smtp command[ \t:-]*\r?\n?[ \t]*|^>>>[ \t]*|in reply to (?:end of )?|after (?:end of )?)(data|rcpt to|mail from)\b/im;
+
+export function reportCommand(text: string): SmtpCommand | undefined {
+  const m = REPORT_COMMAND.exec(text.slice(0, SCAN_LIMIT));
+  return m ? smtpCommand(`>>> ${m[1]}`) : undefined;
 }
 
 const hasCode = (r: FailedRecipient): boolean => r.status !== null || r.smtpCode !== null;
@@ -111,18 +122,26 @@ export function readFailedRecipients(view: ReportView, originalTo: string | null
     );
   }
   const global = globalDiagnostic(view.text);
-  if (!found.length) {
-    const words = [global, view.text].filter(Boolean).join(' ');
-    return [recipientFrom(originalTo, words)];
-  }
-  if (!global) return found;
+  if (!found.length) found = [recipientFrom(originalTo, null)];
+  // A report about one recipient may state the command once, apart from the words (m-FILTER's
+  // `-------SMTP command` paragraph, a transcript above the fields).
+  const command = found.length === 1 && !found[0].command ? reportCommand(view.text) : undefined;
+  if (command) found = [{ ...found[0], command }];
+  // Without a code of its own, a recipient takes the report's one statement of the server's words;
+  // without any words, the report's own text.
   return found.map((r) =>
-    hasCode(r)
+    hasCode(r) && r.diagnostic
       ? r
-      : recipientFrom(r.address, [r.diagnostic, global].filter(Boolean).join(' '), {
-          action: r.action,
-          ...(r.hint ? { hint: r.hint } : {}),
-          ...withCommand(r.command),
-        }),
+      : recipientFrom(
+          r.address,
+          [r.diagnostic, global ?? (r.diagnostic ? null : view.text)].filter(Boolean).join(' '),
+          {
+            action: r.action,
+            ...(r.status ? { status: r.status } : {}),
+            ...(r.smtpCode ? { smtpCode: r.smtpCode } : {}),
+            ...(r.hint ? { hint: r.hint } : {}),
+            ...withCommand(r.command),
+          },
+        ),
   );
 }

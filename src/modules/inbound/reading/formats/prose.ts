@@ -17,6 +17,10 @@ const ADDRESS_LINE = new RegExp(
 /** Header-like lines (`To: bob@...`) quote the original; they never name a failed address. */
 const HEADER_LINE = /^[ \t]*(?:to|from|cc|bcc|reply-to|sender|return-path|subject|date|sent)[ \t]*:/i;
 
+/** RFC 3464 fields that follow a human-readable part are not its words. */
+const DSN_FIELD =
+  /^(?:reporting-mta|received-from-mta|arrival-date|final-recipient|original-recipient|action|status|remote-mta|diagnostic-code|last-attempt-date|x-[a-z-]+)[ \t]*:/i;
+
 const indent = (s: string): number => s.length - s.trimStart().length;
 
 /** The words right after the address on its own line, without the `<mailto:...>`/`on <date>` tails. */
@@ -36,6 +40,7 @@ function nextParagraph(all: string[], from: number): string[] {
     while (i < all.length && !all[i].trim()) i++;
     for (; i < all.length && out.length < 6 && all[i].trim(); i++) {
       if (ADDRESS_LINE.test(all[i]) && !HEADER_LINE.test(all[i])) return out;
+      if (DSN_FIELD.test(all[i])) return out;
       if (/^[\s=*_-]+$/.test(all[i])) continue;
       out.push(all[i].trim());
     }
