@@ -96,7 +96,16 @@ export interface FailedRecipient {
    * code), used by `decideReason` before reading the text. Optional.
    */
   hint?: BounceReason;
+  /**
+   * The SMTP command the remote server answered (`RCPT`, `DATA`, `MAIL`, `HELO`, `CONN` for the
+   * greeting/connection), when the report says (Postfix `in reply to end of DATA command`, Exim
+   * `after RCPT TO`, a transcript's `>>> DATA`). "User unknown" after DATA is a content filter's
+   * answer, not the address's. Optional.
+   */
+  command?: SmtpCommand;
 }
+
+export type SmtpCommand = 'CONN' | 'HELO' | 'MAIL' | 'RCPT' | 'DATA';
 
 /** A failed recipient with its reason decided. */
 export interface BounceVerdict extends FailedRecipient {
@@ -126,4 +135,7 @@ export type MailReading =
   | { kind: 'reply' };
 
 /** `decideReason`'s input: what a report says about one recipient. */
-export type ReasonInput = Pick<FailedRecipient, 'status' | 'smtpCode' | 'diagnostic' | 'hint' | 'action'>;
+export type ReasonInput = Pick<
+  FailedRecipient,
+  'status' | 'smtpCode' | 'diagnostic' | 'hint' | 'action' | 'command'
+>;
