@@ -46,5 +46,8 @@ describe('time zones', () => {
     expect(sizes.formatters).toBeLessThanOrEqual(FORMATTERS_MAX);
     expect(sizes.formatters).toBeLessThanOrEqual(2);
     expect(() => zoneFormatter('Nowhere/Zone_1')).toThrow(RangeError);
+    // A legacy schedule zone only ICU knows is still read (it is refused at save now).
+    expect(canonicalTimezone('PST')).toBeUndefined();
+    expect(zoneFormatter('PST').resolvedOptions().timeZone).toBe('America/Los_Angeles');
   });
 });

@@ -123,21 +123,23 @@ export function isTimezone(value: unknown): value is string {
 
 /**
  * The weekday/hour/minute formatter of `timezone` (any accepted spelling; one formatter per canonical
- * name). Throws RangeError for a name that is not a zone, as Intl does.
+ * name). Callers pass canonical contact zones (`sendingTimezone`) or a campaign's schedule zone; a
+ * schedule saved before the table existed may name a zone only ICU knows (`PST`): it is formatted
+ * as named, in the same bounded cache (schedules are validated against the table since, so such names
+ * are a fixed, finite set). Throws RangeError for a name that is not a zone, as Intl does.
  */
 export function zoneFormatter(timezone: string): Intl.DateTimeFormat {
-  const canonical = canonicalTimezone(timezone);
-  if (canonical === undefined) throw new RangeError(`Invalid time zone specified: ${timezone}`);
-  let fmt = formatters.get(canonical);
+  const key = canonicalTimezone(timezone) ?? timezone;
+  let fmt = formatters.get(key);
   if (!fmt) {
     fmt = new Intl.DateTimeFormat('en-US', {
-      timeZone: canonical,
+      timeZone: key,
       weekday: 'short',
       hour: '2-digit',
       minute: '2-digit',
       hourCycle: 'h23',
     });
-    formatters.set(canonical, fmt);
+    formatters.set(key, fmt);
   }
   return fmt;
 }
