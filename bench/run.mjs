@@ -8,7 +8,8 @@
  *    hashed-key lookup). Prints requests/s, p50, p99 and the ratio (target >= 40 %).
  * 2. Start to ready of `node dist/main.js` on an existing (migrated) database, and its idle RSS
  *    (targets <= 5 s and <= 250 MB).
- * 3. The other benchmarks, when present: bench/webhooks.mjs, bench/imports.mjs, bench/sending.mjs, each
+ * 3. The other benchmarks, when present: bench/webhooks.mjs, bench/imports.mjs, bench/sending.mjs,
+ *    bench/contacts.mjs, bench/metrics.mjs (/me while 200 clients scrape /metrics), each
  *    as a child process printing one JSON object on stdout.
  *
  *   npm run bench                 # all
@@ -34,7 +35,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const STARTS = Number(process.env.BENCH_STARTS ?? 3);
-const OTHERS = ['webhooks', 'imports', 'sending', 'contacts'];
+const OTHERS = ['webhooks', 'imports', 'sending', 'contacts', 'metrics'];
 // `scale` (bench/scale.mjs, about 15 minutes) runs only when named: npm run bench -- scale
 const ON_REQUEST = ['scale'];
 const selected = process.argv.slice(2).length ? process.argv.slice(2) : ['me', ...OTHERS];

@@ -873,7 +873,7 @@ export interface paths {
         put?: never;
         /**
          * Queue a delivery again with a fresh set of attempts
-         * @description Queue a delivery again with a fresh set of attempts.
+         * @description A delivery whose event was removed by retention (older than the event retention period) cannot be sent again: 409 `conflict`.
          *
          *     Requires an API key with scope `webhooks:manage`.
          *
@@ -1723,7 +1723,7 @@ export interface components {
              * @description What went wrong in the last attempt, null after a success
              * @enum {string|null}
              */
-            last_error_class: "http_status" | "redirect" | "timeout" | "oversized_response" | "connection" | "tls" | "blocked_target" | "internal" | null;
+            last_error_class: "http_status" | "redirect" | "timeout" | "oversized_response" | "connection" | "tls" | "blocked_target" | "internal" | "event_expired" | null;
             /** @description First 200 characters of the last response */
             last_response_excerpt: string | null;
             last_status_code: number | null;
@@ -13210,7 +13210,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description conflict, or idempotency_key_in_use: a request with this Idempotency-Key is still running */
+            /** @description Conflicts with the current state */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];

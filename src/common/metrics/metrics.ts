@@ -83,6 +83,11 @@ export function buildMetrics(registry: Registry, options: MetricsOptions) {
       labelNames: ['queue', 'state'],
       registers,
     }),
+    gaugeReads: new Counter({
+      name: 'outreach_metrics_gauge_reads_total',
+      help: 'Times a scrape read the gauges from PostgreSQL and Redis (at most once a second, however many scrapes)',
+      registers,
+    }),
   };
 }
 

@@ -4,6 +4,7 @@
  */
 import { isEmail, type ValidationOptions } from 'class-validator';
 import { Check } from '../../common/http/check.js';
+import { canonicalTimezone } from '../../common/time/time-zones.js';
 
 export const EMAIL_MAX_LENGTH = 254;
 export const TEXT_FIELD_MAX_LENGTH = 255;
@@ -29,26 +30,12 @@ export function isValidEmail(value: unknown): value is string {
 
 export const emailDomain = (email: string): string => email.slice(email.lastIndexOf('@') + 1);
 
-const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/;
-let knownZones: Map<string, string> | undefined;
-
 /**
- * The IANA name to store for `value`, or undefined when it is not a time zone. Names the runtime
- * lists are case-corrected (`america/new_york` → `America/New_York`); other names the tz database
- * accepts (links such as `US/Eastern`, `Asia/Kolkata`) are stored as given. Offsets are refused.
+ * The IANA name to store for `value` (`uS/EaStErN` → `America/New_York`), or undefined when it is not
+ * a time zone; offsets are refused. One rule for the API, PATCH, imports and the CLI:
+ * common/time/time-zones.ts.
  */
-export function canonicalTimezone(value: unknown): string | undefined {
-  if (typeof value !== 'string' || value.length > 64 || !ZONE_NAME.test(value)) return undefined;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: value });
-  } catch {
-    return undefined;
-  }
-  knownZones ??= new Map(
-    [...Intl.supportedValuesOf('timeZone'), 'UTC', 'Etc/UTC'].map((z) => [z.toLowerCase(), z]),
-  );
-  return knownZones.get(value.toLowerCase()) ?? value;
-}
+export { canonicalTimezone };
 
 /** Why a custom_fields value is unacceptable, or undefined when it is fine. Null values delete a key. */
 export function customFieldsProblem(value: unknown): string | undefined {

@@ -1,7 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { MAX_ID } from '../../../common/http/id-params.js';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsOptional } from 'class-validator';
+import { QueryIdFilter } from '../../../common/http/id-params.js';
 import { Check } from '../../../common/http/check.js';
 import { PageQueryDto } from '../../../common/http/pagination.js';
 import { isRealDate } from '../../contacts/contact-fields.js';
@@ -32,12 +31,7 @@ export class DailyMetricsQueryDto extends PageQueryDto {
   @IsDay()
   to?: string;
 
-  @ApiPropertyOptional({ minimum: 1, description: 'Only this campaign' })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: 'campaign_id must be a positive integer' })
-  @Min(1, { message: 'campaign_id must be a positive integer' })
-  @Max(MAX_ID, { message: 'campaign_id must be a positive integer' })
+  @QueryIdFilter('campaign_id', { description: 'Only this campaign' })
   campaign_id?: number;
 }
 

@@ -11,7 +11,9 @@
  *    request's Idempotency-Key. Committed before SMTP.
  * 2. SMTP through the inbox's pooled transport, within MANUAL_SEND_DEADLINE_MS.
  * 3. The outcome, classified by the engine's smtp-outcome.ts:
- *    - accepted: `sent`, counted in the thread, `message.sent` → 201;
+ *    - accepted: `sent`, counted in the thread, `message.sent` → 201; but a row no longer `sending`
+ *      (resolved meanwhile by the stale-reply sweep or a same-key retry) keeps what it records, and
+ *      the answer is that record with 202, no `message.sent` (CONTRACT §21);
  *    - refused for good (5xx to RCPT TO or to the end of DATA): a hard bounce (suppressed `bounced`,
  *      `email.bounced`, the thread's enrollment stopped), the message `failed` → 422 `contact_id`;
  *    - handed over without a final reply: never resent, the message `failed` with `error`
@@ -131,8 +133,11 @@ export class ManualReplyService {
       return this.failed(workspaceId, recorded, refused);
     }
     const message = await this.ds.transaction(async (m) => {
-      await this.replies.markSent(workspaceId, recorded.id, new Date(), m);
+      const marked = await this.replies.markSent(workspaceId, recorded.id, new Date(), m);
       const sent = await this.replies.findMessage(workspaceId, recorded.id, m);
+      // Resolved meanwhile (the stale-reply sweep, or a retry with the same Idempotency-Key after
+      // this request's key lease lapsed): what is recorded stands, and is what the client is told.
+      if (!marked) return sent;
       await recordEvent(m, {
         workspaceId,
         type: 'message.sent',
@@ -145,7 +150,7 @@ export class ManualReplyService {
       });
       return sent;
     });
-    return { status: 201, message: toMessageView(message) };
+    return { status: message.status === 'sent' ? 201 : 202, message: toMessageView(message) };
   }
 
   /** A reply recorded earlier with this Idempotency-Key (its first request died or its record expired). */
@@ -291,12 +296,17 @@ export class ManualReplyService {
       });
       return { status: 202, message: toMessageView(message) };
     }
-    await this.ds.transaction(async (m) => {
+    const resolved = await this.ds.transaction(async (m) => {
       await this.sends.noteInboxFailure(workspaceId, ctx.inbox.id, failure.reason, failure.inboxError, m);
-      await this.replies.dropSending(workspaceId, r.id, m);
+      if (!(await this.replies.dropSending(workspaceId, r.id, m))) {
+        // Resolved meanwhile (see reply()): the record stands, its slot stays taken.
+        return this.replies.findMessage(workspaceId, r.id, m);
+      }
       await this.capacity.giveBackInboxCount(workspaceId, ctx.inbox.id, r.day, 1, m);
       await this.capacity.addToCounter(workspaceId, 'domain', ctx.inbox.domain.toLowerCase(), r.day, -1, m);
+      return null;
     });
+    if (resolved) return { status: 202, message: toMessageView(resolved) };
     throw new ApiError(
       503,
       'service_unavailable',

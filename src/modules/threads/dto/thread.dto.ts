@@ -3,7 +3,7 @@ import type { BounceView } from '../../inbound/reading/bounce.view.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsUUID } from 'class-validator';
 import { PageQueryDto } from '../../../common/http/pagination.js';
-import { QueryIdFilter } from '../../sequences/dto/text-rules.js';
+import { QueryIdFilter } from '../../../common/http/id-params.js';
 import type { ThreadView } from '../thread.view.js';
 import type { MessageView } from '../message.view.js';
 
