@@ -37,6 +37,7 @@ import { signUnsubscribeToken } from '../../unsubscribe/unsubscribe-token.js';
 import { CapacityRepository } from '../engine/capacity.repository.js';
 import { newMessageId, replySubject, unsubscribeHeaders, unsubscribeUrl } from '../engine/compose.js';
 import { SendRepository } from '../engine/send.repository.js';
+import { countSend } from '../../../common/metrics/metrics.js';
 import { classifySmtpFailure, type SmtpError, type SmtpFailure } from '../engine/smtp-outcome.js';
 import { SmtpSendError, SmtpTransportPool, sendWithin } from '../smtp-transport.pool.js';
 import type { ManualReplyDto } from './dto/manual-reply.dto.js';
@@ -134,6 +135,7 @@ export class ManualReplyService {
       });
       return sent;
     });
+    countSend('sent', workspaceId);
     return { status: 201, message: toMessageView(message) };
   }
 
@@ -267,6 +269,7 @@ export class ManualReplyService {
         });
         await this.sends.markFailed(workspaceId, r.id, `hard bounce: ${failure.reason}`, m);
       });
+      countSend('bounced', workspaceId);
       throw hardBounceError(String(failure.responseCode));
     }
     if (failure.kind === 'unknown') {
@@ -276,6 +279,7 @@ export class ManualReplyService {
         await this.sends.markFailed(workspaceId, r.id, note, m);
         return this.replies.findMessage(workspaceId, r.id, m);
       });
+      countSend('failed', workspaceId);
       return { status: 202, message: toMessageView(message) };
     }
     await this.ds.transaction(async (m) => {
@@ -284,6 +288,8 @@ export class ManualReplyService {
       await this.capacity.giveBackInboxCount(workspaceId, ctx.inbox.id, r.day, 1, m);
       await this.capacity.addToCounter(workspaceId, 'domain', ctx.inbox.domain.toLowerCase(), r.day, -1, m);
     });
+    // Nothing was sent; the caller may retry: the engine's word for a step put off is `deferred`.
+    countSend('deferred', workspaceId);
     throw new ApiError(
       503,
       'service_unavailable',
