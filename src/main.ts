@@ -69,6 +69,7 @@ async function main(): Promise<void> {
   const { createHttpApp } = await import('./app.factory.js');
   const app = await createHttpApp();
   await app.listen(config.port);
+  running = app;
   const url = `http://localhost:${config.port}`;
   logger.info(`listening on ${url}`);
   console.log(`listening on ${url}`);
@@ -86,7 +87,6 @@ async function main(): Promise<void> {
       );
     }
   }
-  running = app;
 }
 
 await main();
