@@ -278,6 +278,23 @@ describe('admin CLI', () => {
     }
   }, 300_000);
 
+  it('through npm: `npm run -s cli -- … --json` pipes one JSON object; npm itself is not silenced', () => {
+    const run = spawnSync('npm', ['run', '-s', 'cli', '--', 'migrate', '--json'], {
+      encoding: 'utf8',
+      env: { ...process.env, NODE_OPTIONS: '', RUN_MIGRATIONS: 'false' },
+    });
+    expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: '' });
+    expect(JSON.parse(run.stdout)).toEqual({ applied: [] });
+    // No project .npmrc turns npm's own output off: `npm install` shows its progress and errors.
+    const level = spawnSync('npm', ['config', 'get', 'loglevel'], { encoding: 'utf8' });
+    expect(level.stdout.trim()).not.toBe('silent');
+    const loud = spawnSync('npm', ['run', 'cli', '--', 'migrate', '--json'], {
+      encoding: 'utf8',
+      env: { ...process.env, NODE_OPTIONS: '', RUN_MIGRATIONS: 'false' },
+    });
+    expect(loud.stdout).toContain('> node scripts/ensure-built.mjs'); // npm's banner, hence -s for JSON
+  }, 120_000);
+
   it('migrate --json reports what it applied (nothing on a migrated database)', async () => {
     expect(await json('migrate')).toEqual({ applied: [] });
   });
