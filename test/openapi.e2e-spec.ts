@@ -8,6 +8,7 @@ import { buildOpenApiDocument } from '../src/openapi.js';
 import { api, bootApp, createTenant } from './helpers/app.js';
 import { ensureBuilt } from './helpers/dist.js';
 import { startService, stopAllServices } from './helpers/faults-procs.js';
+import { waitFor } from './helpers/wait.js';
 
 const SPEC_OPERATION_IDS = [
   'v1.analytics.daily',
@@ -121,5 +122,18 @@ describe('OpenAPI document', () => {
       .set('Idempotency-Key', `no-email-${Date.now()}`)
       .send({ contacts: [{ first_name: 'No email' }, { email: 'row-two@example.com' }] });
     expect({ status: res.status, body: res.body as unknown }).toMatchObject({ status: 202 });
+    const id = (res.body as { data: { id: number } }).data.id;
+    const done = await waitFor(async () => {
+      const got = (await api(app, t.token).get(`/imports/${id}`)).body as {
+        data: {
+          status: string;
+          created_count: number;
+          error_count: number;
+          errors: Array<{ row: number; field: string }>;
+        };
+      };
+      return got.data.status === 'completed' && got.data;
+    }, 'the import to complete');
+    expect(done).toMatchObject({ created_count: 1, error_count: 1, errors: [{ row: 1, field: 'email' }] });
   });
 });
