@@ -212,7 +212,8 @@ describe('graceful shutdown (SIGTERM)', () => {
  */
 describe('Ctrl-C on embedded defaults (SIGINT to the process group)', () => {
   let dataDir: string;
-  let child: ChildProcess | undefined;
+  /** Every service this block started: whatever a failed test left running is killed in afterAll. */
+  const children: ChildProcess[] = [];
   const NOISE = /terminating connection|Connection terminated|Error:|\n\s+at |ECONNREFUSED/;
 
   /**
@@ -261,7 +262,7 @@ describe('Ctrl-C on embedded defaults (SIGINT to the process group)', () => {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    child = proc;
+    children.push(proc);
     let out = '';
     proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
@@ -284,10 +285,18 @@ describe('Ctrl-C on embedded defaults (SIGINT to the process group)', () => {
     ensureBuilt();
     dataDir = mkdtempSync(join(tmpdir(), 'ctrl-c-'));
   });
-  afterAll(() => {
-    if (child && child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL');
+  afterAll(async () => {
+    // SIGTERM, so a service left running stops its PostgreSQL and redis-server too; SIGKILL past 30 s.
+    for (const c of children) {
+      if (c.exitCode !== null || c.signalCode !== null) continue;
+      const exited = new Promise((resolve) => c.once('exit', resolve));
+      process.kill(-c.pid!, 'SIGTERM');
+      const timer = setTimeout(() => process.kill(-c.pid!, 'SIGKILL'), 30_000);
+      await exited;
+      clearTimeout(timer);
+    }
     rmSync(dataDir, { recursive: true, force: true });
-  });
+  }, 60_000);
 
   it('one Ctrl-C drains, stops PostgreSQL and Redis, and exits 0 without noise', async () => {
     const svc = await start();
