@@ -39,6 +39,7 @@ import { signUnsubscribeToken } from '../../unsubscribe/unsubscribe-token.js';
 import { CapacityRepository } from '../engine/capacity.repository.js';
 import { newMessageId, replySubject, unsubscribeHeaders, unsubscribeUrl } from '../engine/compose.js';
 import { SendRepository } from '../engine/send.repository.js';
+import { countSend } from '../../../common/metrics/metrics.js';
 import { classifySmtpFailure, type SmtpError, type SmtpFailure } from '../engine/smtp-outcome.js';
 import { SmtpSendError, SmtpTransportPool, sendWithin } from '../smtp-transport.pool.js';
 import type { ManualReplyDto } from './dto/manual-reply.dto.js';
@@ -139,6 +140,7 @@ export class ManualReplyService {
       });
       return sent;
     });
+    if (message.status === 'sent') countSend('sent', workspaceId);
     return { status: message.status === 'sent' ? 201 : 202, message: toMessageView(message) };
   }
 
@@ -272,6 +274,7 @@ export class ManualReplyService {
         });
         await this.sends.markFailed(workspaceId, r.id, `hard bounce: ${failure.reason}`, m);
       });
+      countSend('bounced', workspaceId);
       throw hardBounceError(String(failure.responseCode));
     }
     if (failure.kind === 'unknown') {
@@ -281,6 +284,7 @@ export class ManualReplyService {
         await this.sends.markFailed(workspaceId, r.id, note, m);
         return this.replies.findMessage(workspaceId, r.id, m);
       });
+      countSend('failed', workspaceId);
       return { status: 202, message: toMessageView(message) };
     }
     const resolved = await this.ds.transaction(async (m) => {
@@ -294,6 +298,8 @@ export class ManualReplyService {
       return null;
     });
     if (resolved) return { status: 202, message: toMessageView(resolved) };
+    // Nothing was sent; the caller may retry: the engine's word for a step put off is `deferred`.
+    countSend('deferred', workspaceId);
     throw new ApiError(
       503,
       'service_unavailable',
