@@ -291,6 +291,44 @@ describe('GET /metrics', () => {
     expect(value(after, 'outreach_due_enrollments_lag_seconds')).toBeLessThan(120);
   });
 
+  it('counts a manual reply (POST /threads/{id}/messages) in sends_total like a sequence step', async () => {
+    const sentOf = (samples: Samples): number => value(samples, 'outreach_sends_total', { outcome: 'sent' });
+    const c = await seedCampaign(q, {
+      workspaceId: t.workspaceId,
+      smtpPort: sink.port,
+      domain: 'manual.test',
+      steps: [{ subject: 'Hello', body: 'One step' }],
+    });
+    const contactId = await seedContact(q, t.workspaceId, 'metrics-reply@example.com');
+    await seedEnrollment(q, t.workspaceId, c.campaignId, contactId);
+    // Every enrollment of the tenant done (this one's step is the thread to reply in), and the
+    // counter settled (a step is counted just after its row is marked sent).
+    const step = await waitFor(async () => {
+      const open = (await q(`SELECT 1 FROM enrollments WHERE workspace_id = $1 AND status = 'active'`, [
+        t.workspaceId,
+      ])) as unknown[];
+      const rows = (await q(`SELECT thread_id FROM messages WHERE workspace_id = $1 AND to_address = $2`, [
+        t.workspaceId,
+        'metrics-reply@example.com',
+      ])) as Array<{ thread_id: number }>;
+      return open.length === 0 && rows[0];
+    }, 'the step sent');
+    let before = await scrape();
+    await waitFor(async () => {
+      await new Promise((r) => setTimeout(r, 300));
+      const again = await scrape();
+      const settled = sentOf(again) === sentOf(before);
+      before = again;
+      return settled;
+    }, 'the counter settled');
+    const res = await api(app, t.token)
+      .post(`/threads/${step.thread_id}/messages`)
+      .set('Idempotency-Key', `metrics-reply-${randomUUID()}`)
+      .send({ body: 'A manual reply' });
+    expect(res.status).toBe(201);
+    expect(sentOf(await scrape())).toBe(sentOf(before) + 1);
+  });
+
   it('moves the outbox backlog while an event waits for dispatch', async () => {
     const other = await createTenant(app); // no webhook endpoint: its events only need dispatching
     const id = randomUUID();

@@ -1316,10 +1316,10 @@ export interface components {
                 [key: string]: string;
             };
             /**
-             * @description Trimmed and lower-cased. The schema describes a row that is imported: a row without a valid email, or with a field not listed here, is not imported but counted in error_count and listed in errors (the import itself is accepted, 202)
+             * @description Needed for the row to be imported; trimmed and lower-cased. A row without a valid email, or with a field not listed here, is accepted with the request (202) but not imported: it is counted in error_count and listed in errors with its row number
              * @example ada@example.com
              */
-            email: string;
+            email?: string;
             first_name?: string | null;
             last_name?: string | null;
             phone?: string | null;

@@ -40,7 +40,7 @@ export function buildMetrics(registry: Registry, options: MetricsOptions) {
     }),
     sends: new Counter({
       name: 'outreach_sends_total',
-      help: 'Recorded sequence steps handed to the send path, by outcome (sent, bounced, failed = outcome unknown, deferred, skipped)',
+      help: 'Messages handed to the send path (sequence steps and manual replies), by outcome (sent, bounced, failed = outcome unknown, deferred, skipped)',
       labelNames: ws(['outcome']),
       registers,
     }),

@@ -39,6 +39,7 @@ import { signUnsubscribeToken } from '../../unsubscribe/unsubscribe-token.js';
 import { CapacityRepository } from '../engine/capacity.repository.js';
 import { newMessageId, replySubject, unsubscribeHeaders, unsubscribeUrl } from '../engine/compose.js';
 import { SendRepository } from '../engine/send.repository.js';
+import { countSend } from '../../../common/metrics/metrics.js';
 import {
   classifySmtpFailure,
   refusalVerdict,
@@ -150,6 +151,7 @@ export class ManualReplyService {
       });
       return sent;
     });
+    if (message.status === 'sent') countSend('sent', workspaceId);
     return { status: message.status === 'sent' ? 201 : 202, message: toMessageView(message) };
   }
 
@@ -285,6 +287,7 @@ export class ManualReplyService {
           : `soft bounce (${verdict.reason}): ${failure.reason}`;
         await this.sends.markFailed(workspaceId, r.id, note, m);
       });
+      countSend('bounced', workspaceId);
       throw verdict.hard ? hardBounceError(String(failure.responseCode)) : softBounceError(verdict.reason);
     }
     if (failure.kind === 'unknown') {
@@ -294,6 +297,7 @@ export class ManualReplyService {
         await this.sends.markFailed(workspaceId, r.id, note, m);
         return this.replies.findMessage(workspaceId, r.id, m);
       });
+      countSend('failed', workspaceId);
       return { status: 202, message: toMessageView(message) };
     }
     const resolved = await this.ds.transaction(async (m) => {
@@ -307,6 +311,8 @@ export class ManualReplyService {
       return null;
     });
     if (resolved) return { status: 202, message: toMessageView(resolved) };
+    // Nothing was sent; the caller may retry: the engine's word for a step put off is `deferred`.
+    countSend('deferred', workspaceId);
     throw new ApiError(
       503,
       'service_unavailable',
