@@ -168,9 +168,18 @@ const SES_MESSAGE_ID = /"(?:name"\s*:\s*"message-id"\s*,\s*"value|messageId)"\s*
  * parts, text bodies, SES JSON. The report's own Message-ID and its own In-Reply-To/References are
  * not the original's (they are kept only when also quoted as the original's).
  */
-export function originalMessageIds(mail: ParsedMail, raw: string): string[] {
+export function originalMessageIds(
+  mail: ParsedMail,
+  raw: string,
+  ses: SesNotification | null = null,
+): string[] {
   const own = (mail.messageId ?? '').toLowerCase();
   const ids: string[] = [];
+  // SES quotes the original's headers in its JSON.
+  const sesId =
+    ses?.mail?.commonHeaders?.messageId ??
+    ses?.mail?.headers?.find((h) => h.name?.toLowerCase() === 'message-id')?.value;
+  if (sesId && /^<[^>\s]{1,250}>$/.test(sesId)) ids.push(sesId);
   const bodyStart = raw.search(/\r?\n\r?\n/);
   const sources = [
     ...mail.attachments.filter(isPart(/rfc822/i)).map(partText),
@@ -211,7 +220,7 @@ const field = (text: string, name: string): string | null =>
   new RegExp(`^${name}[ \\t]*:[ \\t]*(.{1,500})$`, 'im').exec(text)?.[1]?.trim() ?? null;
 
 function readComplaint(mail: ParsedMail, raw: string, ses: SesNotification | null): MailReading {
-  const originalMessageIdList = originalMessageIds(mail, raw);
+  const originalMessageIdList = originalMessageIds(mail, raw, ses);
   if (ses?.complaint) {
     const c = ses.complaint;
     return {
@@ -259,7 +268,7 @@ function readReport(
   reportView: ReportView,
   ses: SesNotification | null,
 ): MailReading {
-  const originalIds = originalMessageIds(mail, raw);
+  const originalIds = originalMessageIds(mail, raw, ses);
   if (ses?.notificationType?.toLowerCase() === 'delivery')
     return { kind: 'delivery_notice', originalMessageIds: originalIds };
   const stated = readFailedRecipients(reportView, originalTo(mail, raw));

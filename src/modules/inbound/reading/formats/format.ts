@@ -72,7 +72,7 @@ export function smtpCode(s: string | null): number | null {
 }
 
 const COMMAND_SAID =
-  /(?:in reply to (?:end of )?|after (?:end of )?|>>> ?|\[|smtp:|most progress was |command:? ?)(data|rcpt(?: to)?|mail(?: from)?|helo|ehlo|initial connection|connect|body|end of data)\b/i;
+  /(?:in reply to (?:end of )?|after (?:end of )?|>>> ?|\[|smtp:|most progress was |command:? ?)(data|rcpt(?:[ _]to)?|mail(?:[ _]from)?|helo|ehlo|initial connection|connect|body|end of data)\b/i;
 
 /** The SMTP command a diagnostic says the server answered, when it says. */
 export function smtpCommand(s: string | null): SmtpCommand | undefined {
