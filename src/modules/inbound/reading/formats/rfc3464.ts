@@ -68,8 +68,6 @@ export function fromBlock(b: Fields): FailedRecipient | null {
   // Without a Diagnostic-Code, the Status field's comment is the only words (`4.0.0 (host name lookup failure)`).
   const comment = /\(([^)]{3,300})\)/.exec(b.get('status') ?? '')?.[1] ?? '';
   const diagnostic = collapse(code.replace(/^\s*[A-Za-z0-9-]{1,20}\s*;/, '') || comment);
-  // `X-Unix;` (RFC 3464 §2.3.6): a local delivery program failed, not the remote server.
-  const hint = /^\s*x-unix\s*;/i.test(code) ? ({ hint: 'mailer_error' } as const) : {};
   const status = enhancedStatus(b.get('status') ?? null) ?? enhancedStatus(diagnostic);
   const action =
     b
@@ -84,7 +82,6 @@ export function fromBlock(b: Fields): FailedRecipient | null {
     smtpCode: smtpCode(diagnostic),
     diagnostic,
     action,
-    ...hint,
     ...withCommand(smtpCommand(diagnostic)),
   };
 }
