@@ -256,6 +256,53 @@ describe('decideReason: order and hard/soft', () => {
     expect(reasonOf(input('Delivery failed (mailer v5.7.1)'))).toBe('on_hold');
   });
 
+  it('reads a multi-line reply folded into one line across its repeated codes', () => {
+    expect(
+      reasonOf(
+        input(
+          'said: 550-5.2.1 The user you are trying to contact is receiving mail at a rate that 550-5.2.1 prevents additional messages from being delivered.',
+          '5.2.1',
+          550,
+        ),
+      ),
+    ).toBe('speeding');
+    expect(
+      reasonOf(
+        input(
+          '550-5.7.1 [192.0.2.1 13] Messages with multiple 550 5.7.1 addresses in From: header are not accepted.',
+        ),
+      ),
+    ).toBe('not_compliant_rfc');
+  });
+
+  it('prefers a precise status in the text over a vague or 2.x.x one from the report', () => {
+    expect(reasonOf(input('550 #5.1.0 Address rejected.', '5.0.0', 550))).toBe('user_unknown');
+    expect(reasonOf(input('550 5.7.1 550 User Unknown: x@example.org', '5.0.0', 550))).toBe('filtered');
+    expect(
+      reasonOf(
+        input('Out: 250 2.1.0 Ok In: RCPT TO:<x@example.org> Out: 550 5.2.2 Mailbox full', '2.1.0', 250),
+      ),
+    ).toBe('mailbox_full');
+  });
+
+  it("reads Gmail's older (state N) codes", () => {
+    expect(
+      reasonOf(
+        input(
+          'The error that the other server returned was: 500 Remote server does not support TLS (state 6).',
+        ),
+      ),
+    ).toBe('system_error');
+    expect(
+      reasonOf(
+        input('The error that the other server returned was: 554 5.7.0 Header error (state 18).', '5.7.0'),
+      ),
+    ).toBe('filtered');
+    expect(
+      reasonOf(input('The error that the other server returned was: 550 550 User unknown (state 14).')),
+    ).toBe('user_unknown');
+  });
+
   it('falls back on the reply code, the action, then on_hold / undefined', () => {
     expect(reasonOf(input(null, null, 556))).toBe('not_accept');
     expect(reasonOf(input('504 Command parameter not implemented', null, 504))).toBe('syntax_error');
@@ -330,7 +377,7 @@ describe('decideReason: sisimai corpus dataset', () => {
       };
     });
 
-  it('agrees with sisimai on the reason for ≥ 93 % and on hard/soft for ≥ 95 %', () => {
+  it('agrees with sisimai on the reason for ≥ 94 % and on hard/soft for ≥ 95 %', () => {
     expect(rows.length).toBeGreaterThan(300);
     let same = 0;
     let sameHard = 0;
@@ -343,8 +390,8 @@ describe('decideReason: sisimai corpus dataset', () => {
     }
     const agreement = same / rows.length;
     const hardAgreement = sameHard / rows.length;
-    if (agreement < 0.93 || hardAgreement < 0.95) console.log(differ.join('\n'));
-    expect(agreement).toBeGreaterThanOrEqual(0.93);
+    if (agreement < 0.94 || hardAgreement < 0.95) console.log(differ.join('\n'));
+    expect(agreement).toBeGreaterThanOrEqual(0.94);
     expect(hardAgreement).toBeGreaterThanOrEqual(0.95);
   });
 });

@@ -155,7 +155,7 @@ const AUTH_FAILURE =
 
 /** Words saying the recipient address does not exist. */
 const USER_UNKNOWN =
-  /(?:user|recipient|mailbox|address|addressee|account|local[- ]part|e-?mail account)(?: name)?(?: [<(]?[^ ]{1,80}[>)]?)? (?:is )?(?:unknown|not (?:found|known|exist|listed|valid|a valid|local|active|ok)|(?:does|did) not exist|doesn't exist|could not be found|couldn't be found|invalid|no longer valid|unavailable)|(?:unknown|non-?existent|no such) (?:user|recipient|mailbox|e-?mail address|local[- ]part|addressee|person|account|destination mailbox|mail ?box|virtual user|rcpt)|(?:invalid|bad|not a valid|not a known) (?:user|recipient|mailbox|address|e-?mail address|local[- ]part|addressee|account|destination mailbox|rcpt)|no valid recipients(?: for this mm|, bye)|\bno (?:account|mailbox|mail box) (?:by that name|here|found|available)|no one at this address|address (?:not found|unknown|does not exist|couldn't be found)|recipient address rejected: (?:user|invalid|unknown|access denied|userunknown)|the email account that you tried to reach does not exist|resolver\.adr\.(?:recip(?:ient)?notfound|exrecipnotfound)|doesn't have a [^ ]{1,40} account|not listed in (?:domino directory|public name & address book)|invalid final delivery userid|\bbad ?rcpt ?to\b|\bbadrecipientto\b|not in my validrcptto|does not exist(?: here| on this system)?\.|ce destinataire n'existe pas|utilisateur inconnu|destinataire inconnu|unbekannte?r? (?:empfänger|benutzer)|empfänger(?:adresse)? (?:unbekannt|existiert nicht)|benutzer (?:unbekannt|existiert nicht)|no existe|usuario desconocido|nessun utente|存在しない(?:ユーザ|アドレス|宛先)|宛先(?:が|の)(?:見つかりません|不明)|ユーザ(?:ー)?(?:が|は)存在しません/;
+  /(?:user|recipient|mailbox|address|addressee|account|local[- ]part|e-?mail account)(?: name)?(?: (?!domain|sender|server|host)[<(]?[^ ]{1,80}[>)]?)? (?:is )?(?:unknown|not (?:found|known|exist|listed|valid|a valid|local|active|ok)|(?:does|did) not exist|doesn't exist|could not be found|couldn't be found|invalid|no longer valid|unavailable)|(?:unknown|non-?existent|no such) (?:user|recipient|mailbox|e-?mail address|local[- ]part|addressee|person|account|destination mailbox|mail ?box|virtual user|rcpt)|(?:invalid|bad|not a valid|not a known) (?:user|recipient|mailbox|address|e-?mail address|local[- ]part|addressee|account|destination mailbox|rcpt)|no valid recipients(?: for this mm|, bye)|\bno (?:account|mailbox|mail box) (?:by that name|here|found|available)|no one at this address|address (?:not found|unknown|does not exist|couldn't be found)|recipient address rejected: (?:user|invalid|unknown|access denied|userunknown)|the email account that you tried to reach does not exist|resolver\.adr\.(?:recip(?:ient)?notfound|exrecipnotfound)|doesn't have a [^ ]{1,40} account|not listed in (?:domino directory|public name & address book)|invalid final delivery userid|\bbad ?rcpt ?to\b|\bbadrecipientto\b|not in my validrcptto|does not exist(?: here| on this system)?\.|ce destinataire n'existe pas|utilisateur inconnu|destinataire inconnu|unbekannte?r? (?:empfänger|benutzer)|empfänger(?:adresse)? (?:unbekannt|existiert nicht)|benutzer (?:unbekannt|existiert nicht)|no existe|usuario desconocido|nessun utente|存在しない(?:ユーザ|アドレス|宛先)|宛先(?:が|の)(?:見つかりません|不明)|ユーザ(?:ー)?(?:が|は)存在しません/;
 
 /** Big providers' own words for a missing account: never a filter's disguise, whatever the stage. */
 const PROVIDER_UNKNOWN =
@@ -169,11 +169,14 @@ const REQUIRE_PTR =
   /reverse (?:dns|lookup|dns lookup)|\bptr\b|\brdns\b|cannot find your hostname|ip name lookup failed|unresolvable relay host name|mismatches client ip|unverif(?:y|i)able sending ips?|no reverse dns|generic dns/;
 
 const NOT_COMPLIANT_RFC =
-  /not rfc ?\d* ?compliant|rfcmessagenoncompliant|rfc ?5322 (?:compliant|specifications)|multiple addresses in from: header|(?:duplicate|multiple) (?:subject|from|date|message-id|to|sender) headers/;
+  /not rfc ?\d* ?compliant|rfcmessagenoncompliant|rfc ?5322 (?:compliant|specifications)|multiple addresses in (?:the )?from:? ?(?:header)?|(?:duplicate|multiple) (?:subject|from|date|message-id|to|sender) headers/;
+
+/** The text speaks of our sender address. */
+const SENDER_NAMED = /\bsender\b|\bmail from\b|envelope from/;
 
 /** The receiving side refused the sender (envelope from, the sender's domain, a group's rules). */
 const REJECTED =
-  /sender (?:e-?mail |mail )?(?:address |domain )?(?:was |is |has been )?(?:rejected|refused|denied|blacklisted|not (?:allowed|accepted|permitted|pre-approved|verified)|is in my black ?list|verify failed|verification failed|is spammer)|(?:domain of sender|sender domain) (?:address )?(?:[^ ]{1,80} )?(?:does not exist|is empty|must exist|not found|invalid)|invalid sender|from: domain is invalid|null sender is not allowed|empty envelope senders?|bogus mail from|mail from not owned|unroutable sender|address has been blacklisted|senderfilterconfig|\bbatv\b|not on the recipient's list of senders|different address or alias using|returned mail not accepted here|administrative prohibition|not (?:allowed|permitted|authorized) to post|access denied \(in reply to mail from|no third-party dsns|unsigned dsn|rejected by batv|sending this from a different address|you are sending to\/from an address|email address is not verified|not a registered gateway user|spam reporting address|the group you tried to contact|groups\.google\.com|purported responsible address/;
+  /sender (?:e-?mail |mail )?(?:address |domain )?(?:was |is |has been )?(?:rejected|refused|denied|blacklisted|invalid|unknown|not (?:allowed|accepted|permitted|pre-approved|verified)|is in my black ?list|verify failed|verification failed|is spammer)|(?:domain of sender|sender domain) (?:address )?(?:[^ ]{1,80} )?(?:does not exist|is empty|must exist|not found|invalid)|invalid sender|from: domain is invalid|null sender is not allowed|empty envelope senders?|bogus mail from|mail from not owned|unroutable sender|address has been blacklisted|senderfilterconfig|\bbatv\b|not on the recipient's list of senders|different address or alias using|returned mail not accepted here|administrative prohibition|not (?:allowed|permitted|authorized) to post|access denied \(in reply to mail from|no third-party dsns|unsigned dsn|rejected by batv|sending this from a different address|you are sending to\/from an address|email address is not verified|not a registered gateway user|spam reporting address|the group you tried to contact|groups\.google\.com|purported responsible address/;
 
 const HOST_UNKNOWN =
   /(?:host|domain)(?: name)? (?:is )?(?:unknown|not found|(?:does|did) not exist|doesn't exist|not reachable|unreachable|must exist)|unknown (?:host|domain)|no such domain|host or domain name not found|name or service not known|unrout(?:e)?able (?:mail )?(?:address|domain)|illegal host\/domain|domain name not found|mail domain mentioned in email address is unknown|account or domain may not exist|\b553 [^ ]{1,80} does not exist|ドメインが(?:存在しません|見つかりません)/;
@@ -243,7 +246,7 @@ const FIRST_PASS_STATUS: ReadonlySet<BounceReason> = new Set([
 const UNKNOWN_WITHOUT_CONTEXT: BounceReason = 'user_unknown';
 
 /** A local delivery agent's own failure (procmail, a pipe), whatever words follow. */
-const MAILER_PREFIX = /^(?:procmail|maildrop):|x-unix;|^pipe to \|/;
+const MAILER_PREFIX = /\b(?:procmail|maildrop):|command output:|x-unix;|^pipe to \|/;
 
 /** The domain publishes a null MX (RFC 7505) or has no mail exchanger at all. */
 const NULL_MX =
@@ -310,7 +313,22 @@ const STAGE_PATTERNS: ReadonlyArray<readonly [Exclude<Stage, null>, RegExp]> = [
 ];
 
 const STATUS_IN_TEXT = /(?:^|[^0-9a-z.])([245])\.(\d{1,3})\.(\d{1,3})(?![0-9.]\d)/g;
-const REPLY_CODE_IN_TEXT = /(?:^|[^0-9.-])([245]\d\d)(?:[ -]|$)/;
+const REPLY_CODE_IN_TEXT = /(?:^|[^0-9.-])([45]\d\d)(?:[ ,;:-]|$)/;
+const CONTINUATION =
+  /(?:^|\s)[245]\d\d(?:-(?:[245]\.\d{1,3}\.\d{1,3}(?=\s))?|\s[245]\.\d{1,3}\.\d{1,3}(?=\s))/g;
+
+/** Gmail's older bounces end with "(state N)", the step of its SMTP client that failed. */
+const GMAIL_STATE = /\(state (\d{1,2})\)/;
+const GMAIL_STATE_REASONS: Readonly<Record<string, BounceReason>> = {
+  '6': 'system_error', // the remote server does not support TLS
+  '8': 'system_error', // SMTP AUTH failed with the remote server
+  '9': 'system_error', // TLS certificate problem
+  '12': 'no_relaying', // the remote server does not support authenticated relay
+  '15': 'filtered', // refused after DATA
+  '17': 'filtered',
+  '18': 'filtered',
+};
+const GMAIL_STATE_STAGES: Readonly<Record<string, Exclude<Stage, null>>> = { '13': 'helo', '14': 'rcpt' };
 
 export function decideReason(input: ReasonInput): { reason: BounceReason; hard: boolean } {
   const reason = input.hint ?? pick(input);
@@ -318,19 +336,22 @@ export function decideReason(input: ReasonInput): { reason: BounceReason; hard: 
 }
 
 function pick(input: ReasonInput): BounceReason {
-  const text = (input.diagnostic ?? '')
+  const raw = (input.diagnostic ?? '')
     .slice(0, MAX_DIAGNOSTIC_CHARS)
     .toLowerCase()
     .replace(/\s+/g, ' ')
     .trim();
-  const status = normaliseStatus(input.status) ?? statusInText(text);
-  const code = input.smtpCode ?? replyCodeInText(text);
+  const text = withoutContinuations(raw);
+  const status = chooseStatus(normaliseStatus(input.status), statusInText(raw));
+  const code = input.smtpCode ?? replyCodeInText(raw);
   const statusReason = status ? statusMeaning(status) : null;
-  const stage = input.command ? COMMAND_STAGES[input.command] : stageOf(text);
+  const gmailState = GMAIL_STATE.exec(text)?.[1];
+  const stage =
+    (gmailState && GMAIL_STATE_STAGES[gmailState]) ||
+    (input.command ? COMMAND_STAGES[input.command] : stageOf(text));
   const action = (input.action ?? '').toLowerCase();
 
-  if (status?.startsWith('2.')) return 'undefined';
-  const provider = providerReason(text);
+  const provider = (gmailState && GMAIL_STATE_REASONS[gmailState]) || providerReason(text);
   if (provider) return provider;
   const first = firstPass(text, status, statusReason, stage, code);
   if (first) return first;
@@ -361,6 +382,14 @@ function firstPass(
   const pre = stage === 'connect' || stage === 'helo' || stage === 'mail';
   const saysUnknown = USER_UNKNOWN.test(text);
   if (statusReason === 'rejected') return 'rejected'; // 5.1.7 / 5.1.8: our sender address
+  if (
+    SENDER_NAMED.test(text) &&
+    REJECTED.test(text) &&
+    !BAD_REPUTATION.test(text) &&
+    !BLOCKED_IP.test(text)
+  ) {
+    return 'rejected'; // "sender address invalid" is about us, even though "address invalid" is in it
+  }
   if (saysUnknown && !pre) {
     if (statusReason === 'user_unknown' || PROVIDER_UNKNOWN.test(text)) return 'user_unknown';
     if (stage === 'data') return 'filtered'; // accepted at RCPT, refused after the content
@@ -386,9 +415,9 @@ function firstPass(
   if (statusReason === 'host_unknown' && !NETWORK_ERROR.test(text)) return 'host_unknown';
   if (!transient && HOST_UNKNOWN.test(text) && !/dns error/.test(text)) return 'host_unknown';
   if (BLOCKED_IP.test(text)) return 'blocked';
-  if (statusReason === 'spam_detected' || (!pre && SPAM_DETECTED.test(text))) return 'spam_detected';
   if (TOO_MANY_CONN.test(text)) return 'too_many_connections';
   if (SPEEDING.test(text)) return 'speeding';
+  if (statusReason === 'spam_detected' || (!pre && SPAM_DETECTED.test(text))) return 'spam_detected';
   if (statusReason === 'user_unknown' && !pre) return 'user_unknown';
   if (statusReason === 'too_many_connections') return 'too_many_connections';
   if (statusReason === 'blocked') return 'blocked';
@@ -559,6 +588,30 @@ function providerReason(text: string): BounceReason | null {
   return null;
 }
 
+/**
+ * A multi-line SMTP reply folded into one line repeats its code on every line ("550-5.7.1 ... 550-5.7.1
+ * ..."): the repeats are dropped so that phrases read across the fold. The first code stays.
+ */
+function withoutContinuations(text: string): string {
+  let seen = false;
+  return text
+    .replace(CONTINUATION, (m) => {
+      if (!seen) {
+        seen = true;
+        return m;
+      }
+      return ' ';
+    })
+    .replace(/ {2,}/g, ' ');
+}
+
+/** The report's status, unless it is vague (x.0.0, a 2.x.x) and the text names a precise one. */
+function chooseStatus(given: string | null, inText: string | null): string | null {
+  if (given && !given.startsWith('2.') && !given.endsWith('.0.0')) return given;
+  if (inText && !inText.endsWith('.0.0')) return inText;
+  return given && !given.startsWith('2.') ? given : inText;
+}
+
 /** `5.1.1` from `5.1.1`, `#5.1.1`, `5.1.1 (...)`; null for anything else. */
 function normaliseStatus(status: string | null | undefined): string | null {
   if (!status) return null;
@@ -571,7 +624,7 @@ function statusInText(text: string): string | null {
   let vague: string | null = null;
   for (const m of text.matchAll(STATUS_IN_TEXT)) {
     const s = `${m[1]}.${Number(m[2])}.${Number(m[3])}`;
-    if (Number(m[2]) > 7) continue;
+    if (Number(m[2]) > 7 || m[1] === '2') continue;
     if (s.endsWith('.0.0')) vague ??= s;
     else return s;
   }
