@@ -20,6 +20,7 @@ import {
 type Fields = Map<string, string>;
 
 const FIELD = /^([A-Za-z][A-Za-z0-9-]{0,40})[ \t]*:[ \t]*(.*)$/;
+const HAS_FIELDS = /^(?:final|original)-recipient[ \t]*:/im;
 const RECIPIENT_FIELD = /^(?:final|original)-recipient$/;
 
 /** Per-recipient field blocks of a delivery-status text (unfolded, names lower-cased). */
@@ -88,6 +89,8 @@ export function fromBlock(b: Fields): FailedRecipient | null {
 
 export function readDeliveryStatus(texts: string[]): FailedRecipient[] {
   for (const t of texts) {
+    // A cheap test first: most texts of a non-standard report have no fields at all.
+    if (!HAS_FIELDS.test(t)) continue;
     const found = recipientBlocks(t)
       .map(fromBlock)
       .filter((r): r is FailedRecipient => r !== null);
