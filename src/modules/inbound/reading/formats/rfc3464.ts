@@ -69,7 +69,10 @@ export function fromBlock(b: Fields): FailedRecipient | null {
   // Without a Diagnostic-Code, the Status field's comment is the only words (`4.0.0 (host name lookup failure)`).
   const comment = /\(([^)]{3,300})\)/.exec(b.get('status') ?? '')?.[1] ?? '';
   const diagnostic = collapse(code.replace(/^\s*[A-Za-z0-9-]{1,20}\s*;/, '') || comment);
-  const status = enhancedStatus(b.get('status') ?? null) ?? enhancedStatus(diagnostic);
+  const stated = enhancedStatus(b.get('status') ?? null);
+  const said = enhancedStatus(diagnostic);
+  // A bare `x.0.0` Status says less than the remote server's own code of the same class.
+  const status = stated && said && /\.0\.0$/.test(stated) && said[0] === stated[0] ? said : (stated ?? said);
   const action =
     b
       .get('action')
