@@ -137,13 +137,13 @@ const VAGUE_STATUS_REASONS: ReadonlySet<BounceReason> = new Set([
 // ------------------------------------------------------------------------------------------------
 
 const MAILBOX_FULL =
-  /mail ?box (?:is |was )?(?:full|over ?quota)|full mailbox|mail ?folder is full|\bover (?:the )?(?:allowed |disk |storage )?quota|\bquota (?:exceeded|violation|usage exceeded|full)|(?:disk|diskspace|mail|mailbox|maildir|storage|user ?disk|domain ?disk) quota|exceed(?:ed|s|ing)? (?:the |its |their |his |her |your )?(?:mailbox |storage |disk |email )?(?:quota|storage allocation)|mailbox (?:has )?exceeded|exceeded (?:the )?local limit|not enough (?:disk |storage )?space|(?:does not|doesn't) have enough (?:disk |storage )?space|space has been used up|too many messages (?:in|on) (?:the )?(?:mailbox|server)|too much mail data|mailbox would exceed|mail file size exceeds|boite (?:du destinataire )?pleine|(?:postfach|mailbox) (?:ist )?voll|speicherplatz|メールボックス(?:が|の容量が)(?:いっぱい|一杯|満杯)|容量(?:を)?超過/;
+  /mail ?box (?:is |was )?(?:full|over ?quota)|full mailbox|mail ?folder is full|\bover (?:the )?(?:allowed |disk |storage )?quota|\bquota (?:exceeded|violation|usage exceeded|full)|(?:disk|diskspace|mail|mailbox|maildir|storage|user ?disk|domain ?disk) quota|exceed(?:ed|s|ing)? (?:the |its |their |his |her |your )?(?:mailbox |storage |disk |email )?(?:quota|storage allocation)|mailbox (?:has )?exceeded|exceeded (?:the )?local limit|not enough (?:disk |storage )?space|(?:does not|doesn't) have enough (?:disk |storage )?space|space has been used up|too many messages (?:in|on) (?:the )?(?:mailbox|server)|too much mail data|mailbox would exceed|mailbox size limit exceeded|mail file size exceeds|boite (?:du destinataire )?pleine|(?:postfach|mailbox) (?:ist )?voll|speicherplatz|メールボックス(?:が|の容量が)(?:いっぱい|一杯|満杯)|容量(?:を)?超過/;
 
 const MESG_TOO_BIG =
   /message (?:is |was )?too (?:big|large)|message file too big|(?:message|mail|email) size (?:exceeds|limit|too)|\bsize limit|exceed(?:s|ed)? (?:the )?(?:fixed |allowed |maximum |max )*(?:inbound )?(?:message |mail )?size|max(?:imum)? (?:inbound )?message size|message length exceeds|line limit exceeded|taille limite|resolver\.rst\.recipsizelimit|nachricht (?:ist )?zu gro/;
 
 const SUSPENDED =
-  /(?:account|mailbox|user|address|recipient)(?: [^ ]{1,64})? (?:is |has been |was )?(?:currently |temporarily |temporary )?(?:disabled|suspended|deactivated|inactive|frozen|locked|terminated|discontinued)|(?:inactive|disabled|suspended|deactivated|frozen) (?:account|mailbox|user)|recipient account is blocked|compte du destinataire est bloque|boite du destinataire archivee|archived recipient|recipient suspend|no longer accepts mail|mailbox unavailable or access denied|konto (?:ist )?(?:gesperrt|deaktiviert)|compte (?:desactive|suspendu)/;
+  /(?:account|mailbox|user|address|recipient)(?: [^ ]{1,64})? (?:is |has been |was )?(?:currently |temporarily |temporary )?(?:disabled|suspended|deactivated|inactive|frozen|locked|terminated|discontinued)|(?:inactive|disabled|suspended|deactivated|frozen) (?:account|mailbox|user)|(?:is currently|has been) (?:suspended|locked|disabled)|temporary locked|tried to reach is (?:disabled|inactive)|recipient account is blocked|user or domain is disabled|compte du destinataire est bloque|boite du destinataire archivee|archived recipient|recipient suspend|no longer accepts mail|mailbox unavailable or access denied|konto (?:ist )?(?:gesperrt|deaktiviert)|compte (?:desactive|suspendu)/;
 
 const HAS_MOVED = /has been replaced by|mailbox has moved|address has moved|recipient no longer on server/;
 
@@ -155,7 +155,11 @@ const AUTH_FAILURE =
 
 /** Words saying the recipient address does not exist. */
 const USER_UNKNOWN =
-  /(?:user|recipient|mailbox|address|addressee|account|local[- ]part|e-?mail account)(?: name)?(?: (?!domain|sender|server|host)[<(]?[^ ]{1,80}[>)]?)? (?:is )?(?:unknown|not (?:found|known|exist|listed|valid|a valid|local|active|ok)|(?:does|did) not exist|doesn't exist|could not be found|couldn't be found|invalid|no longer valid|unavailable)|(?:unknown|non-?existent|no such) (?:user|recipient|mailbox|e-?mail address|local[- ]part|addressee|person|account|destination mailbox|mail ?box|virtual user|rcpt)|(?:invalid|bad|not a valid|not a known) (?:user|recipient|mailbox|address|e-?mail address|local[- ]part|addressee|account|destination mailbox|rcpt)|no valid recipients(?: for this mm|, bye)|\bno (?:account|mailbox|mail box) (?:by that name|here|found|available)|no one at this address|address (?:not found|unknown|does not exist|couldn't be found)|recipient address rejected: (?:user|invalid|unknown|access denied|userunknown)|the email account that you tried to reach does not exist|resolver\.adr\.(?:recip(?:ient)?notfound|exrecipnotfound)|doesn't have a [^ ]{1,40} account|not listed in (?:domino directory|public name & address book)|invalid final delivery userid|\bbad ?rcpt ?to\b|\bbadrecipientto\b|not in my validrcptto|does not exist(?: here| on this system)?\.|ce destinataire n'existe pas|utilisateur inconnu|destinataire inconnu|unbekannte?r? (?:empfänger|benutzer)|empfänger(?:adresse)? (?:unbekannt|existiert nicht)|benutzer (?:unbekannt|existiert nicht)|no existe|usuario desconocido|nessun utente|存在しない(?:ユーザ|アドレス|宛先)|宛先(?:が|の)(?:見つかりません|不明)|ユーザ(?:ー)?(?:が|は)存在しません/;
+  /(?:user|recipient|mailbox|address|addressee|account|local[- ]part|e-?mail account)(?: name)?(?: (?!domain|sender|server|host)[<(]?[^ ]{1,80}[>)]?)? (?:is )?(?:unknown|not (?:found|known|exist|listed|valid|a valid|local|active|ok)|(?:does|did) not exist|doesn't exist|could not be found|couldn't be found|invalid|no longer valid|unavailable)|(?:unknown|non-?existent|no such) (?:user|recipient|mailbox|e-?mail address|local[- ]part|addressee|person|account|destination mailbox|mail ?box|virtual user|rcpt)|(?:invalid|bad|not a valid|not a known) (?:user|recipient|mailbox|address|e-?mail address|local[- ]part|addressee|account|destination mailbox|rcpt)|no valid recipients(?: for this mm|, bye)|no such address|(?:address|mailbox) not present|not an active address|destination addresses were unknown|not a local address|can't accept user|email name is not found|(?:wrong|invalid) or no longer valid|recipient is not accepted|envelope recipient has been denied|missing home directory|that domain or user isn't in my list of allowed rcpthosts|resolver\.adr\.recipient ?notfound|\bno (?:account|mailbox|mail box) (?:by that name|here|found|available)|no one at this address|address (?:not found|unknown|does not exist|couldn't be found)|recipient address rejected: (?:user|invalid|unknown|access denied|userunknown)|the email account that you tried to reach does not exist|resolver\.adr\.(?:recip(?:ient)?notfound|exrecipnotfound)|doesn't have a [^ ]{1,40} account|not listed in (?:domino directory|public name & address book)|invalid final delivery userid|\bbad ?rcpt ?to\b|\bbadrecipientto\b|not in my validrcptto|does not exist(?: here| on this system)?\.|ce destinataire n'existe pas|utilisateur inconnu|destinataire inconnu|unbekannte?r? (?:empfänger|benutzer)|empfänger(?:adresse)? (?:unbekannt|existiert nicht)|benutzer (?:unbekannt|existiert nicht)|no existe|usuario desconocido|nessun utente|存在しない(?:ユーザ|アドレス|宛先)|宛先(?:が|の)(?:見つかりません|不明)|ユーザ(?:ー)?(?:が|は)存在しません/;
+
+/** The words say the *domain* is unknown (which "address is unknown" would otherwise catch). */
+const DOMAIN_UNKNOWN =
+  /unknown domain|domain (?:name )?(?:not found|unknown|does not exist)|no such domain|mail domain mentioned/;
 
 /** Big providers' own words for a missing account: never a filter's disguise, whatever the stage. */
 const PROVIDER_UNKNOWN =
@@ -166,20 +170,20 @@ const FILTERED =
   /only accept(?:s|ing) mail from|refused due to recipient preferences|message rejected due to user rules|\buser reject|you have been blocked by the recipient|is not accepting any mail|resolver\.rst\.notauthorized|has restricted sms e-mail|\bbounced address|this account is protected by|due to extended inactivity|refuse(?:s|d)? to receive (?:mail|e-?mail|this)|recipient (?:has )?(?:rejected|blocked|refused) (?:your|this|the sender)/;
 
 const REQUIRE_PTR =
-  /reverse (?:dns|lookup|dns lookup)|\bptr\b|\brdns\b|cannot find your hostname|ip name lookup failed|unresolvable relay host name|mismatches client ip|unverif(?:y|i)able sending ips?|no reverse dns|generic dns/;
+  /reverse (?:dns|lookup|dns lookup)|\bptr\b|\brdns\b|cannot find your hostname|ip name lookup failed|unresolvable relay host name|mismatches client ip|unverif(?:y|i)able sending ips?|no reverse dns|generic dns|forward dns entry does not point to the sending ip/;
 
 const NOT_COMPLIANT_RFC =
-  /not rfc ?\d* ?compliant|rfcmessagenoncompliant|rfc ?5322 (?:compliant|specifications)|multiple addresses in (?:the )?from:? ?(?:header)?|(?:duplicate|multiple) (?:subject|from|date|message-id|to|sender) headers/;
+  /not rfc ?\d* ?compliant|rfcmessagenoncompliant|rfc ?5322 (?:compliant|specifications)|(?:messages with )?multiple addresses in (?:the )?from:? ?(?:header)?|messages with multiple addresses|(?:duplicate|multiple) (?:subject|from|date|message-id|to|sender) headers/;
 
 /** The text speaks of our sender address. */
 const SENDER_NAMED = /\bsender\b|\bmail from\b|envelope from/;
 
 /** The receiving side refused the sender (envelope from, the sender's domain, a group's rules). */
 const REJECTED =
-  /sender (?:e-?mail |mail )?(?:address |domain )?(?:was |is |has been )?(?:rejected|refused|denied|blacklisted|invalid|unknown|not (?:allowed|accepted|permitted|pre-approved|verified)|is in my black ?list|verify failed|verification failed|is spammer)|(?:domain of sender|sender domain) (?:address )?(?:[^ ]{1,80} )?(?:does not exist|is empty|must exist|not found|invalid)|invalid sender|from: domain is invalid|null sender is not allowed|empty envelope senders?|bogus mail from|mail from not owned|unroutable sender|address has been blacklisted|senderfilterconfig|\bbatv\b|not on the recipient's list of senders|different address or alias using|returned mail not accepted here|administrative prohibition|not (?:allowed|permitted|authorized) to post|access denied \(in reply to mail from|no third-party dsns|unsigned dsn|rejected by batv|sending this from a different address|you are sending to\/from an address|email address is not verified|not a registered gateway user|spam reporting address|the group you tried to contact|groups\.google\.com|purported responsible address/;
+  /sender (?:e-?mail |mail )?(?:address |domain )?(?:was |is |has been )?(?:rejected|refused|denied|blacklisted|invalid|unknown|not (?:allowed|accepted|permitted|pre-approved|verified)|is in my black ?list|verify failed|verification failed|is spammer)|(?:domain of sender|sender domain) (?:address )?(?:[^ ]{1,80} )?(?:does not exist|is empty|must exist|not found|invalid)|invalid sender|from: domain is invalid|null sender is not allowed|empty envelope senders?|bogus mail from|mail from not owned|unroutable sender|address has been blacklisted|senderfilterconfig|\bbatv\b|(?:not|isn't) on the recipient's list of senders|domain of sender address|emetteur invalide|fully qualified (?:e-?mail )?address required|access to submit messages|does not accept mail from|envelope blocked|different address or alias using|returned mail not accepted here|administrative prohibition|not (?:allowed|permitted|authorized) to post|access denied \(in reply to mail from|no third-party dsns|unsigned dsn|rejected by batv|sending this from a different address|you are sending to\/from an address|email address is not verified|not a registered gateway user|spam reporting address|the group you tried to contact|groups\.google\.com|purported responsible address/;
 
 const HOST_UNKNOWN =
-  /(?:host|domain)(?: name)? (?:is )?(?:unknown|not found|(?:does|did) not exist|doesn't exist|not reachable|unreachable|must exist)|unknown (?:host|domain)|no such domain|host or domain name not found|name or service not known|unrout(?:e)?able (?:mail )?(?:address|domain)|illegal host\/domain|domain name not found|mail domain mentioned in email address is unknown|account or domain may not exist|\b553 [^ ]{1,80} does not exist|ドメインが(?:存在しません|見つかりません)/;
+  /(?:host|domain)(?: name)? (?:is )?(?:unknown|not found|(?:does|did) not exist|doesn't exist|must exist)|domain (?:is )?(?:not reachable|unreachable)|unknown (?:host|domain)|no such domain|host or domain name not found|name or service not known|unrout(?:e)?able address|illegal host\/domain|domain name not found|mail domain mentioned in email address is unknown|account or domain may not exist|\b553 [^ ]{1,80} does not exist|ドメインが(?:存在しません|見つかりません)/;
 
 /** Our message was taken for spam (content, not the sending IP). */
 const SPAM_DETECTED =
@@ -195,7 +199,7 @@ const BAD_REPUTATION = /reputation|unexpected volume or user complaints|\[tss0[0
 
 /** The sending IP or host is refused: blocklists, dynamic IPs, our HELO name, our whole network. */
 const BLOCKED_IP =
-  /\b(?:rbl|dnsbl|rbls|blacklist(?:ed)?|black list|blocklist(?:ed)?|block list|denylist(?:ed)?)\b|spamhaus|spamcop|barracudacentral|abuseat|\bsorbs\b|uceprotect|blocked using|(?:your|sender|sending|client|the|source|remote) ip(?: address)?\b[^.;]{0,60}\b(?:blocked|rejected|banned|blacklisted|listed|not allowed|refused|denied)|(?:banned|bad) (?:sending |sender )?ip|access from ip address|dynamic ips?\b|dynamic\/zombied|client host [^ ]{0,80} ?(?:rejected|blocked|refused)|helo command rejected|my name was rejected|not currently accepting mail from your ip|open proxy|connection refused by|refused to talk to me|service (?:refused|not available, closing transmission channel)|after initial connection|you are not allowed to connect|\bgo away\b|not accepting connections|part of their network is on our block list|use the smtp server of your isp|connection (?:dropped|reset by peer|was dropped)|mail server at [^ ]{1,80} is blocked|was blocked by|(?:you are|currently) sending spam|too many spams|too many unwanted messages|confirm this mail server|your server requires confirmation|no access from mail server|hosts with dynamic ip|ip[^.;]{0,40}listed as abusive/;
+  /\b(?:rbl|dnsbl|rbls|blacklist(?:ed)?|black list|blocklist(?:ed)?|block list|denylist(?:ed)?)\b|spamhaus|spamcop|barracudacentral|abuseat|\bsorbs\b|uceprotect|blocked using|(?:your|sender|sending|client|the|source|remote) ip(?: address)?\b[^.;]{0,60}\b(?:blocked|rejected|banned|blacklisted|listed|not allowed|refused|denied)|(?:banned|bad) (?:sending |sender )?ip|access from ip address|dynamic ips?\b|dynamic\/zombied|client host [^ ]{0,80} ?(?:rejected|blocked|refused)|helo command rejected|my name was rejected|not currently accepting mail from your ip|open proxy|connection refused by|refused to talk to me|service (?:refused|not available, closing transmission channel)|after initial connection|you are not allowed to connect|\bgo away\b|not accepting connections|part of their network is on our block list|use the smtp server of your isp|connection (?:dropped|reset by peer|was dropped)|mail server at [^ ]{1,80} is blocked|was blocked by|(?:you are|currently) sending spam|too many spams|too many unwanted messages|confirm this mail server|your server requires confirmation|no access from mail server|hosts with dynamic ip|not allowed to send mail from|invalid ip for sending|forbidden by your ip|looks suspiciously like spammer|(?:refused|blocked) - see http|ip[^.;]{0,40}listed as abusive/;
 
 const BLOCKED_WORD = /\bblock(?:ed|ing)?\b|\bbanned\b/;
 
@@ -211,10 +215,10 @@ const SYSTEM_ERROR =
   /system (?:error|config(?:uration)? error)|internal (?:system |server )?error|configuration error|local error in processing|temporary local problem|server is misconfigured|queue file write error|would create a mail loop|loops back to myself|loop was found|forwarding loop broken|interrupted system call|service (?:currently )?unavailable|transaction failed|duplicated message-id|timeout waiting for input|can't create user output file|could not load drd|no mdb|error while being processed|mailbox (?:database|server) (?:error|unavailable)|unable to contact (?:the )?(?:ldap|directory) server|insufficient permission/;
 
 const NETWORK_ERROR =
-  /network (?:error|is unreachable|unreachable)|no route to host|host is unreachable|could not connect and send|name service error|host name lookup failure|host not found, try again|malformed (?:or unexpected )?name server reply|dns (?:error|lookup fail|records for the destination)|too many hops|hop count exceeded|routing loop|mail forwarding loop|message looping|unable to resolve route|unrouteable mail domain|connection refused(?! by)|(?:unable|wasn't able|not able) to establish (?:an |a )?(?:smtp )?connection/;
+  /network (?:error|is unreachable|unreachable)|(?:host|server) (?:is )?unreachable|forwarding loop|no route to host|host is unreachable|could not connect and send|name service error|host name lookup failure|host not found, try again|malformed (?:or unexpected )?name server reply|dns (?:error|lookup fail|records for the destination)|too many hops|hop count exceeded|routing loop|mail forwarding loop|message looping|unable to resolve route|unrouteable mail domain|connection refused(?! by)|(?:unable|wasn't able|not able) to establish (?:an |a )?(?:smtp )?connection/;
 
 const EXPIRED =
-  /\bexpired\b|timed? ?out|retry time|in the queue too long|too long in (?:the )?queue|giving up|could not (?:be )?deliver(?:ed)? for (?:more than|the last)|not delivered within|has been delayed|delivery attempts will continue|failing for a long time|not been collected|not reachable within|after multiple retries|server did not respond|did not accept our requests to connect|could not find a gateway|retries exceeded|zustellung (?:fehlgeschlagen|verzögert)|remaining in queue/;
+  /\bexpired\b|timed? ?out|retry time|in the queue too long|too long in (?:the )?queue|giving up|could not (?:be )?deliver(?:ed)? for (?:more than|the last)|not delivered within|has been delayed|delivery attempts will continue|failing for a long time|not been collected|not reachable within|after multiple retries|server did not respond|did not accept our requests to connect|could not find a gateway|failed to deliver to domain|retries exceeded|zustellung (?:fehlgeschlagen|verzögert)|remaining in queue/;
 
 const CONTENT_ERROR =
   /8-?bit data|invalid mime|mime (?:complexity|header)|improperly[- ]formatted|unnecessary base64|too many received|header size exceeds|media error|content error|malformed (?:message|header)/;
@@ -222,7 +226,7 @@ const CONTENT_ERROR =
 const SYSTEM_FULL = /mail system full|system (?:storage|disk) (?:is )?full|insufficient system storage/;
 
 const NOT_ACCEPT =
-  /null ?mx|(?:does|do) not accept (?:any )?mail|doesn't receive (?:e-?mail|mail)|(?:host|domain|server|system) (?:is )?not accepting (?:network )?(?:messages|mail)|no smtp service|no route for current request|smtp protocol returned a permanent error|host not found \(authoritative\)|no mx record found for domain/;
+  /null ?mx|(?:does|do) not accept (?:any )?mail|doesn't receive (?:e-?mail|mail)|(?:host|domain|server|system) (?:is )?not accepting (?:network )?(?:messages|mail)|no smtp service|no route for current request|smtp protocol returned a permanent error|host not found \(authoritative\)|no mx record found for domain|name server: \.: host not found/;
 
 const MAILER_ERROR =
   /mailer error|procmail|maildrop|command (?:failed|died|output)|pipe to \||x-unix; ?\d+|\bexit (?:status )?\d+|delivery to (?:file|program) failed/;
@@ -250,7 +254,7 @@ const MAILER_PREFIX = /\b(?:procmail|maildrop):|command output:|x-unix;|^pipe to
 
 /** The domain publishes a null MX (RFC 7505) or has no mail exchanger at all. */
 const NULL_MX =
-  /null ?mx|does not accept mail \(nullmx\)|(?:host|domain)(?:\/domain)? does not accept (?:any )?mail|doesn't receive (?:e-?mail|mail)|no smtp service|(?:couldn't|could not|cannot) find a mail exchanger/;
+  /null ?mx|does not accept mail \(nullmx\)|(?:host|domain)(?:\/domain)? does not accept (?:any )?mail|doesn't receive (?:e-?mail|mail)|no smtp service|(?:couldn't|could not|cannot) find a mail exchanger|name server: \.: host not found/;
 
 /** With a 5.1.x status, text saying it is about something else than the address. */
 const OTHER_THAN_UNKNOWN: readonly RegExp[] = [
@@ -265,6 +269,7 @@ const OTHER_THAN_UNKNOWN: readonly RegExp[] = [
 ];
 
 const FIRST_PASS: readonly Rule[] = [
+  ['too_many_connections', /throttling failure|(?:daily|hourly|sending) (?:message |sending )?quota/],
   [
     'system_full',
     /mail system full|system (?:storage|disk) (?:is )?full|insufficient (?:system )?(?:disk )?(?:space|storage)/,
@@ -278,6 +283,7 @@ const FIRST_PASS: readonly Rule[] = [
 ];
 
 const SECOND_PASS: readonly Rule[] = [
+  ['content_error', CONTENT_ERROR],
   ['spam_detected', SPAM_DETECTED],
   ['policy_violation', POLICY_VIOLATION],
   ['virus_detected', VIRUS_DETECTED],
@@ -288,7 +294,6 @@ const SECOND_PASS: readonly Rule[] = [
   ['speeding', SPEEDING],
   ['suspended', SUSPENDED],
   ['expired', EXPIRED],
-  ['content_error', CONTENT_ERROR],
   ['system_full', SYSTEM_FULL],
   ['not_accept', NOT_ACCEPT],
   ['mailer_error', MAILER_ERROR],
@@ -380,7 +385,7 @@ function firstPass(
 
   // The address does not exist, or the recipient's filter pretends so.
   const pre = stage === 'connect' || stage === 'helo' || stage === 'mail';
-  const saysUnknown = USER_UNKNOWN.test(text);
+  const saysUnknown = USER_UNKNOWN.test(text) && !DOMAIN_UNKNOWN.test(text);
   if (statusReason === 'rejected') return 'rejected'; // 5.1.7 / 5.1.8: our sender address
   if (
     SENDER_NAMED.test(text) &&
@@ -413,7 +418,8 @@ function firstPass(
   }
   const transient = status?.startsWith('4.') || (code !== null && code >= 400 && code < 500);
   if (statusReason === 'host_unknown' && !NETWORK_ERROR.test(text)) return 'host_unknown';
-  if (!transient && HOST_UNKNOWN.test(text) && !/dns error/.test(text)) return 'host_unknown';
+  if (!transient && HOST_UNKNOWN.test(text) && !/dns error|not found, try again/.test(text))
+    return 'host_unknown';
   if (BLOCKED_IP.test(text)) return 'blocked';
   if (TOO_MANY_CONN.test(text)) return 'too_many_connections';
   if (SPEEDING.test(text)) return 'speeding';
