@@ -221,7 +221,7 @@ const EXPIRED =
   /\bexpired\b|timed? ?out|retry time|in the queue too long|too long in (?:the )?queue|giving up|could not (?:be )?deliver(?:ed)? for (?:more than|the last)|not delivered within|has been delayed|delivery attempts will continue|failing for a long time|not been collected|not reachable within|after multiple retries|server did not respond|did not accept our requests to connect|could not find a gateway|failed to deliver to domain|retries exceeded|zustellung (?:fehlgeschlagen|verzögert)|remaining in queue/;
 
 const CONTENT_ERROR =
-  /8-?bit data|invalid mime|mime (?:complexity|header)|improperly[- ]formatted|unnecessary base64|too many received|header size exceeds|media error|content error|malformed (?:message|header)/;
+  /8-?bit data|invalid mime|mime (?:complexity|header)|improperly[- ]formatted|unnecessary base64|too many received|header size exceeds|message header size|media error|content error|malformed (?:message|header)/;
 
 const SYSTEM_FULL = /mail system full|system (?:storage|disk) (?:is )?full|insufficient system storage/;
 
