@@ -469,6 +469,7 @@ Thanks, will read it.`;
 
   it('reads a person’s answer as a reply, and Auto-Submitted: no as a person', async () => {
     expect(await read(person('', 'Re: Hello'))).toEqual({ kind: 'reply' });
+    expect(await read(person('', 'Re: Undeliverable mail returned to sender?'))).toEqual({ kind: 'reply' });
     expect(await read(person('Auto-Submitted: no\n', 'Re: Hello'))).toEqual({ kind: 'reply' });
   });
 

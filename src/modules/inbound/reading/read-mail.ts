@@ -101,6 +101,7 @@ const DAEMON_SENDER =
   /(?:^|[\s<"(])(?:mailer[-_]?daemon|postmaster|poostmaster|post_master|mail[-._ ]?delivery[-._ ]?(?:system|subsystem|service)|mmsc|mdaemon|mail-?daemon)\b/i;
 const BOUNCE_SUBJECT =
   /undeliver|undelivered|delivery (?:status notification|failure|failed|has failed|problem|error|notification)|mail delivery failed|failure (?:notice|delivery)|failed delivery|delivery failure|returned mail|returning message|non[- ]?delivery|could not be delivered|couldn't be delivered|not (?:be )?delivered|mail system error|mail failed|message you sent blocked|could not send message|delayed mail|delivery delayed|error sending your mail|returned to sender|unzustellbar|non recapitabile|non remis|no se puede entregar|onbestelbaar|недоставленное|не доставлено|配信(?:エラー|不能)|送信エラー|エラー通知|rejected:|message blocked|loop alert|mail loop|loop detected/i;
+const PERSON_SUBJECT = /^\s*(?:re|aw|sv|vs|antw|r[eé]f|fwd?|wg|tr)\s*:/i;
 const BOUNCE_TEXT =
   /could not be delivered|couldn't be delivered|wasn't delivered|undeliverable|delivery (?:has )?failed|permanent (?:error|failure)|following address(?:es)? failed|failed permanently|unable to deliver|user unknown|mailbox (?:is )?full|no such user/i;
 const DELAY_SUBJECT =
@@ -129,6 +130,8 @@ function bounceSignal(mail: ParsedMail, raw: string, ses: SesNotification | null
   if (sesKind === 'bounce' || sesKind === 'delivery') return true;
   const from = headerText(mail, 'from') ?? '';
   if (DAEMON_SENDER.test(from) || from.trim() === '' || /^<>$/.test(from.trim())) return true;
+  // A report subject alone is not enough when a person answers a thread that has one ("Re: Undeliverable").
+  if (PERSON_SUBJECT.test(mail.subject ?? '')) return false;
   if (BOUNCE_SUBJECT.test(mail.subject ?? '')) return true;
   // A notice that says so in its first lines and returns the original as an attachment.
   return BOUNCE_TEXT.test(bounded(mail.text).slice(0, 3000)) && rfc822Texts(mail, raw).length > 0;
