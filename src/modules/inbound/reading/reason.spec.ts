@@ -161,6 +161,7 @@ describe('decideReason: words other mail systems write', () => {
     ['user_unknown', 550, '550 5.1.1 User john.doe is unknown'],
     ['has_moved', 550, '550 5.1.6 Recipient no longer on server: x@example.com'],
     ['blocked', 451, '451 4.7.1 Greylisted, please try again in 300 seconds'],
+    ['mailer_error', 451, '451 4.0.0 Operating system error'],
     // Localised
     ['user_unknown', 550, '550 5.1.1 Benutzer unbekannt / Empfänger existiert nicht'],
     ['mailbox_full', 552, '552 5.2.2 Postfach voll'],
@@ -218,6 +219,13 @@ describe('decideReason: order and hard/soft', () => {
     expect(
       reasonOf({ ...input('550 5.1.1 <x@example.jp>... User Unknown', '5.1.1', 550), command: 'DATA' }),
     ).toBe('user_unknown');
+    // NTT docomo says so when the recipient refuses the sender's domain
+    expect(
+      reasonOf({
+        ...input('host mfsmax.docomo.ne.jp[192.0.2.1] said: 550 Unknown user x@docomo.ne.jp', '5.0.0', 550),
+        command: 'DATA',
+      }),
+    ).toBe('rejected');
     // a security status with those words is the filter too (sisimai: filtered)
     expect(reasonOf(input('550 5.7.1 User Unknown: x@example.org', '5.7.1', 550))).toBe('filtered');
   });
@@ -391,7 +399,7 @@ describe('decideReason: sisimai corpus dataset', () => {
       };
     });
 
-  it('agrees with sisimai on the reason for ≥ 94 % and on hard/soft for ≥ 95 %', () => {
+  it('agrees with sisimai on the reason for ≥ 95 % and on hard/soft for ≥ 95 %', () => {
     expect(rows.length).toBeGreaterThan(300);
     let same = 0;
     let sameHard = 0;
@@ -404,8 +412,8 @@ describe('decideReason: sisimai corpus dataset', () => {
     }
     const agreement = same / rows.length;
     const hardAgreement = sameHard / rows.length;
-    if (agreement < 0.94 || hardAgreement < 0.95) console.log(differ.join('\n'));
-    expect(agreement).toBeGreaterThanOrEqual(0.94);
+    if (agreement < 0.95 || hardAgreement < 0.95) console.log(differ.join('\n'));
+    expect(agreement).toBeGreaterThanOrEqual(0.95);
     expect(hardAgreement).toBeGreaterThanOrEqual(0.95);
   });
 });

@@ -250,7 +250,7 @@ const FIRST_PASS_STATUS: ReadonlySet<BounceReason> = new Set([
 const UNKNOWN_WITHOUT_CONTEXT: BounceReason = 'user_unknown';
 
 /** A local delivery agent's own failure (procmail, a pipe), whatever words follow. */
-const MAILER_PREFIX = /\b(?:procmail|maildrop):|command output:|x-unix;|^pipe to \|/;
+const MAILER_PREFIX = /\b(?:procmail|maildrop):|command output:|x-unix;|^pipe to \||operating system error/;
 
 /** The domain publishes a null MX (RFC 7505) or has no mail exchanger at all. */
 const NULL_MX =
@@ -356,7 +356,10 @@ function pick(input: ReasonInput): BounceReason {
     (input.command ? COMMAND_STAGES[input.command] : stageOf(text));
   const action = (input.action ?? '').toLowerCase();
 
-  const provider = (gmailState && GMAIL_STATE_REASONS[gmailState]) || providerReason(text);
+  const provider =
+    (gmailState && GMAIL_STATE_REASONS[gmailState]) ||
+    providerReason(text) ||
+    providerStageReason(text, status, stage);
   if (provider) return provider;
   const first = firstPass(text, status, statusReason, stage, code);
   if (first) return first;
@@ -575,6 +578,12 @@ const EXCHANGE_CODES: readonly Rule[] = [
 /** au (KDDI): "550 : User unknown" without an address is the recipient's own filter. */
 const KDDI_FILTER = /\b550 : user unknown/;
 
+/**
+ * NTT docomo's MX answers "unknown user" after DATA when the recipient refuses the sender's domain
+ * (its "specified domain reception" setting): the sender is refused, not the address.
+ */
+const DOCOMO_MX = /\bmfsmax\.docomo\.ne\.jp\b/;
+
 function providerReason(text: string): BounceReason | null {
   let m = SPECTRUM_CODE.exec(text);
   if (m) {
@@ -591,6 +600,14 @@ function providerReason(text: string): BounceReason | null {
   if (m && IUA_REASONS[m[1]]) return IUA_REASONS[m[1]];
   for (const [reason, re] of EXCHANGE_CODES) if (re.test(text)) return reason;
   if (KDDI_FILTER.test(text)) return 'filtered';
+  return null;
+}
+
+/** Provider rules that need the SMTP stage too. */
+function providerStageReason(text: string, status: string | null, stage: Stage): BounceReason | null {
+  const vague = status === null || status.endsWith('.0.0');
+  if (DOCOMO_MX.test(text) && stage === 'data' && vague && /unknown user|user unknown/.test(text))
+    return 'rejected';
   return null;
 }
 
