@@ -473,6 +473,31 @@ Thanks, will read it.`;
     expect(await read(person('Auto-Submitted: no\n', 'Re: Hello'))).toEqual({ kind: 'reply' });
   });
 
+  it('reads a read receipt (RFC 8098 disposition notification) as an automatic answer, not a person', async () => {
+    const r = await read(`From: Bob <bob@example.com>
+To: sender@acme.test
+Subject: Read: Hello
+MIME-Version: 1.0
+Content-Type: multipart/report; report-type=disposition-notification; boundary="M"
+
+--M
+Content-Type: text/plain
+
+Your message was read.
+
+--M
+Content-Type: message/disposition-notification
+
+Reporting-UA: mail.example.com; Outlook
+Final-Recipient: rfc822; bob@example.com
+Original-Message-ID: <orig-1@acme.test>
+Disposition: manual-action/MDN-sent-manually; displayed
+
+--M--
+`);
+    expect(r).toEqual({ kind: 'auto_reply' });
+  });
+
   it('never reads a report that carries auto-reply headers as an auto-reply', async () => {
     const r = await read(
       daemon(
