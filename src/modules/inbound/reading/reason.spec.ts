@@ -66,6 +66,24 @@ describe('decideReason: words other mail systems write', () => {
       552,
       '552-5.7.0 This message was blocked because its content presents a potential security issue.',
     ],
+    ['blocked', 421, '421-4.7.0 IP not in whitelist for RCPT domain, closing connection.'],
+    [
+      'blocked',
+      421,
+      '421-4.7.28 Gmail has detected an unusual rate of unsolicited mail originating from your IP address. To protect our users from spam, mail has been temporarily rate limited.',
+    ],
+    [
+      'no_relaying',
+      550,
+      "550-5.7.1 The IP you're using to send mail is not authorized to send email directly to our servers.",
+    ],
+    ['not_compliant_rfc', 550, '550-5.7.1 Messages missing a valid Message-ID: header are not accepted.'],
+    ['rejected', 550, '550-5.7.0 Mail Sending denied. This error occurs if the sender account is disabled.'],
+    ['security_error', 421, "421-4.7.29 This mail has been rate limited because TLS wasn't used."],
+    ['speeding', 450, '450-4.2.1 The user you are trying to contact is receiving mail too quickly.'],
+    ['speeding', 550, '550-5.4.5 Daily user sending limit exceeded.'],
+    ['mailbox_full', 452, "452-4.2.2 The recipient's inbox is out of storage space."],
+    ['system_error', 421, '421-4.3.0 Temporary System Problem. Try again later.'],
     // Outlook / Microsoft 365 / Exchange
     ['user_unknown', 550, '550 5.5.0 Requested action not taken: mailbox unavailable'],
     [

@@ -143,12 +143,12 @@ const MESG_TOO_BIG =
   /message (?:is |was )?too (?:big|large)|message file too big|(?:message|mail|email) size (?:exceeds|limit|too)|\bsize limit|exceed(?:s|ed)? (?:the )?(?:fixed |allowed |maximum |max )*(?:inbound )?(?:message |mail )?size|max(?:imum)? (?:inbound )?message size|message length exceeds|line limit exceeded|taille limite|resolver\.rst\.recipsizelimit|nachricht (?:ist )?zu gro/;
 
 const SUSPENDED =
-  /(?:account|mailbox|user|address|recipient)(?: [^ ]{1,64})? (?:is |has been |was )?(?:currently |temporarily |temporary )?(?:disabled|suspended|deactivated|inactive|frozen|locked|terminated|discontinued)|(?:inactive|disabled|suspended|deactivated|frozen) (?:account|mailbox|user)|(?:is currently|has been) (?:suspended|locked|disabled)|temporary locked|tried to reach is (?:disabled|inactive)|recipient account is blocked|user or domain is disabled|compte du destinataire est bloque|boite du destinataire archivee|archived recipient|recipient suspend|no longer accepts mail|mailbox unavailable or access denied|konto (?:ist )?(?:gesperrt|deaktiviert)|compte (?:desactive|suspendu)/;
+  /(?<!sender |sending )(?:account|mailbox|user|address|recipient)(?: [^ ]{1,64})? (?:is |has been |was )?(?:currently |temporarily |temporary )?(?:disabled|suspended|deactivated|inactive|frozen|locked|terminated|discontinued)|(?:inactive|disabled|suspended|deactivated|frozen) (?:account|mailbox|user)|(?:is currently|has been) (?:suspended|locked|disabled)|temporary locked|tried to reach is (?:disabled|inactive)|recipient account is blocked|user or domain is disabled|compte du destinataire est bloque|boite du destinataire archivee|archived recipient|recipient suspend|no longer accepts mail|mailbox unavailable or access denied|konto (?:ist )?(?:gesperrt|deaktiviert)|compte (?:desactive|suspendu)/;
 
 const HAS_MOVED = /has been replaced by|mailbox has moved|address has moved|recipient no longer on server/;
 
 const NO_RELAYING =
-  /relay(?:ing)? (?:access )?(?:denied|not permitted|prohibited|not allowed|refused)|(?:unable|not (?:permitted|allowed|configured)) to relay|not an open relay|as a relay|insecure mail relay|relaying mail to|\bnot a gateway|not local host|we do(?:n't| not) handle mail for|that domain isn't in my list of allowed rcpthosts?|\bno relaying|requires authentication when attempting to send to a non-local|email address is not verified|identities failed the check/;
+  /relay(?:ing)? (?:access )?(?:denied|not permitted|prohibited|not allowed|refused)|(?:unable|not (?:permitted|allowed|configured)) to relay|not an open relay|as a relay|insecure mail relay|relaying mail to|\bnot a gateway|not local host|we do(?:n't| not) handle mail for|that domain isn't in my list of allowed rcpthosts?|\bno relaying|requires authentication when attempting to send to a non-local|email address is not verified|identities failed the check|mail relay denied|credentials for relay|not authorized to send (?:e-?mail )?directly/;
 
 const AUTH_FAILURE =
   /\b(?:spf|dkim|dmarc)\b|sender policy framework|authentication checks? (?:failed|failure)|does not meet the required authentication level|unauthenticated (?:e-?mail|message)s? from|not (?:a )?designated (?:as )?permitted sender|not allowed to send mail\. .{0,40}_401|(?:fails?|failed) to pass authentication|does not have authentication information/;
@@ -173,14 +173,14 @@ const REQUIRE_PTR =
   /reverse (?:dns|lookup|dns lookup)|\bptr\b|\brdns\b|cannot find your hostname|ip name lookup failed|unresolvable relay host name|mismatches client ip|unverif(?:y|i)able sending ips?|no reverse dns|generic dns|forward dns entry does not point to the sending ip/;
 
 const NOT_COMPLIANT_RFC =
-  /not rfc ?\d* ?compliant|rfcmessagenoncompliant|rfc ?5322 (?:compliant|specifications)|(?:messages with )?multiple addresses in (?:the )?from:? ?(?:header)?|messages with multiple addresses|(?:duplicate|multiple) (?:subject|from|date|message-id|to|sender) headers/;
+  /not rfc ?\d* ?compliant|rfcmessagenoncompliant|rfc ?5322 (?:compliant|specifications)|(?:messages with )?multiple addresses in (?:the )?from:? ?(?:header)?|messages with multiple addresses|missing a valid (?:address in the from|message-id)|having no from: header|encoded-word syntax is not permitted|message is malformed|(?:duplicate|multiple) (?:subject|from|date|message-id|to|sender) headers/;
 
 /** The text speaks of our sender address. */
 const SENDER_NAMED = /\bsender\b|\bmail from\b|envelope from/;
 
 /** The receiving side refused the sender (envelope from, the sender's domain, a group's rules). */
 const REJECTED =
-  /sender (?:e-?mail |mail )?(?:address |domain )?(?:was |is |has been )?(?:rejected|refused|denied|blacklisted|invalid|unknown|not (?:allowed|accepted|permitted|pre-approved|verified)|is in my black ?list|verify failed|verification failed|is spammer)|(?:domain of sender|sender domain) (?:address )?(?:[^ ]{1,80} )?(?:does not exist|is empty|must exist|not found|invalid)|invalid sender|from: domain is invalid|null sender is not allowed|empty envelope senders?|bogus mail from|mail from not owned|unroutable sender|address has been blacklisted|senderfilterconfig|\bbatv\b|(?:not|isn't) on the recipient's list of senders|domain of sender address|emetteur invalide|fully qualified (?:e-?mail )?address required|access to submit messages|does not accept mail from|envelope blocked|different address or alias using|returned mail not accepted here|administrative prohibition|not (?:allowed|permitted|authorized) to post|access denied \(in reply to mail from|no third-party dsns|unsigned dsn|rejected by batv|sending this from a different address|you are sending to\/from an address|email address is not verified|not a registered gateway user|spam reporting address|the group you tried to contact|groups\.google\.com|purported responsible address/;
+  /sender (?:e-?mail |mail )?(?:address |domain )?(?:was |is |has been )?(?:rejected|refused|denied|blacklisted|invalid|unknown|not (?:allowed|accepted|permitted|pre-approved|verified)|is in my black ?list|verify failed|verification failed|is spammer)|(?:domain of sender|sender domain) (?:address )?(?:[^ ]{1,80} )?(?:does not exist|is empty|must exist|not found|invalid)|invalid sender|from: domain is invalid|null sender is not allowed|empty envelope senders?|bogus mail from|mail from not owned|unroutable sender|address has been blacklisted|senderfilterconfig|\bbatv\b|(?:not|isn't) on the recipient's list of senders|domain of sender address|emetteur invalide|fully qualified (?:e-?mail )?address required|access to submit messages|does not accept mail from|envelope blocked|different address or alias using|returned mail not accepted here|administrative prohibition|not (?:allowed|permitted|authorized) to post|access denied \(in reply to mail from|no third-party dsns|unsigned dsn|rejected by batv|sending this from a different address|you are sending to\/from an address|email address is not verified|not a registered gateway user|spam reporting address|mail sending denied|the group you tried to contact|groups\.google\.com|purported responsible address/;
 
 const HOST_UNKNOWN =
   /(?:host|domain)(?: name)? (?:is )?(?:unknown|not found|(?:does|did) not exist|doesn't exist|must exist)|domain (?:is )?(?:not reachable|unreachable)|unknown (?:host|domain)|no such domain|host or domain name not found|name or service not known|unrout(?:e)?able address|illegal host\/domain|domain name not found|mail domain mentioned in email address is unknown|account or domain may not exist|\b553 [^ ]{1,80} does not exist|ドメインが(?:存在しません|見つかりません)/;
@@ -193,13 +193,13 @@ const TOO_MANY_CONN =
   /too many (?:connections|concurrent|smtp sessions|sessions|errors from your ip|recipients(?! this hour))|connection (?:rate )?limit|maximum connection|per-domain connection limit|trop de connexions|frequency limited|max emails per hour|daily message quota exceeded|maximum sending rate exceeded|numerous attempts to deliver|resolver\.adr\.reciplimit/;
 
 const SPEEDING =
-  /rate[- ]?limit|try again slower|sending too fast|at a rate that prevents|too many (?:messages|e-?mails|mails)|sent to too many recipients|(?:message|sending) rate (?:exceeded|too high)/;
+  /rate[- ]?limit|try again slower|too quickly|(?:relay|sending) limit exceeded|sending quota exceeded|sending too fast|at a rate that prevents|too many (?:messages|e-?mails|mails)|sent to too many recipients|(?:message|sending) rate (?:exceeded|too high)/;
 
 const BAD_REPUTATION = /reputation|unexpected volume or user complaints|\[tss0[0-9]\]|\bts0[0-9]\b/;
 
 /** The sending IP or host is refused: blocklists, dynamic IPs, our HELO name, our whole network. */
 const BLOCKED_IP =
-  /\b(?:rbl|dnsbl|rbls|blacklist(?:ed)?|black list|blocklist(?:ed)?|block list|denylist(?:ed)?)\b|spamhaus|spamcop|barracudacentral|abuseat|\bsorbs\b|uceprotect|blocked using|(?:your|sender|sending|client|the|source|remote) ip(?: address)?\b[^.;]{0,60}\b(?:blocked|rejected|banned|blacklisted|listed|not allowed|refused|denied)|(?:banned|bad) (?:sending |sender )?ip|access from ip address|dynamic ips?\b|dynamic\/zombied|client host [^ ]{0,80} ?(?:rejected|blocked|refused)|helo command rejected|my name was rejected|not currently accepting mail from your ip|open proxy|connection refused by|refused to talk to me|service (?:refused|not available, closing transmission channel)|after initial connection|you are not allowed to connect|\bgo away\b|not accepting connections|part of their network is on our block list|use the smtp server of your isp|connection (?:dropped|reset by peer|was dropped)|mail server at [^ ]{1,80} is blocked|was blocked by|(?:you are|currently) sending spam|too many spams|too many unwanted messages|confirm this mail server|your server requires confirmation|no access from mail server|hosts with dynamic ip|not allowed to send mail from|invalid ip for sending|forbidden by your ip|looks suspiciously like spammer|(?:refused|blocked) - see http|ip[^.;]{0,40}listed as abusive/;
+  /\b(?:rbl|dnsbl|rbls|blacklist(?:ed)?|black list|blocklist(?:ed)?|block list|denylist(?:ed)?)\b|spamhaus|spamcop|barracudacentral|abuseat|\bsorbs\b|uceprotect|blocked using|(?:your|sender|sending|client|the|source|remote) ip(?: address)?\b[^.;]{0,60}\b(?:blocked|rejected|banned|blacklisted|listed|not allowed|refused|denied)|(?:banned|bad) (?:sending |sender )?ip|access from ip address|dynamic ips?\b|dynamic\/zombied|client host [^ ]{0,80} ?(?:rejected|blocked|refused)|helo command rejected|my name was rejected|not currently accepting mail from your ip|open proxy|connection refused by|refused to talk to me|service (?:refused|not available, closing transmission channel)|after initial connection|you are not allowed to connect|\bgo away\b|not accepting connections|part of their network is on our block list|use the smtp server of your isp|connection (?:dropped|reset by peer|was dropped)|mail server at [^ ]{1,80} is blocked|was blocked by|(?:you are|currently) sending spam|too many spams|too many unwanted messages|confirm this mail server|your server requires confirmation|no access from mail server|hosts with dynamic ip|not in (?:the )?(?:whitelist|allowlist)|(?:helo|ehlo)(?:\/ehlo)? argument|invalid (?:helo|ehlo)|unusual rate of unsolicited mail|not allowed to send mail from|invalid ip for sending|forbidden by your ip|looks suspiciously like spammer|(?:refused|blocked) - see http|ip[^.;]{0,40}listed as abusive/;
 
 const BLOCKED_WORD = /\bblock(?:ed|ing)?\b|\bbanned\b/;
 
@@ -212,7 +212,7 @@ const SECURITY_ERROR =
   /authentication (?:required|failure|failed|credentials invalid|turned on)|smtp authentication|turn on smtp auth|not authorized to (?:send|perform)|unauthenticated senders? not allowed|tls required|encryption (?:required|needed)|requiretls|verification failure|dead domain|access denied|not subscribed to ses|delivery not authorized|you don'?t authenticate/;
 
 const SYSTEM_ERROR =
-  /system (?:error|config(?:uration)? error)|internal (?:system |server )?error|configuration error|local error in processing|temporary local problem|server is misconfigured|queue file write error|would create a mail loop|loops back to myself|loop was found|forwarding loop broken|interrupted system call|service (?:currently )?unavailable|transaction failed|duplicated message-id|timeout waiting for input|can't create user output file|could not load drd|no mdb|error while being processed|mailbox (?:database|server) (?:error|unavailable)|unable to contact (?:the )?(?:ldap|directory) server|insufficient permission/;
+  /system (?:error|config(?:uration)? error)|internal (?:system |server )?error|configuration error|local error in processing|temporary local problem|server is misconfigured|queue file write error|would create a mail loop|loops back to myself|loop was found|forwarding loop broken|interrupted system call|service (?:currently )?unavailable|transaction failed|duplicated message-id|timeout waiting for input|can't create user output file|could not load drd|no mdb|error while being processed|temporary system problem|mailbox (?:database|server) (?:error|unavailable)|unable to contact (?:the )?(?:ldap|directory) server|insufficient permission/;
 
 const NETWORK_ERROR =
   /network (?:error|is unreachable|unreachable)|(?:host|server) (?:is )?unreachable|forwarding loop|no route to host|host is unreachable|could not connect and send|name service error|host name lookup failure|host not found, try again|malformed (?:or unexpected )?name server reply|dns (?:error|lookup fail|records for the destination)|too many hops|hop count exceeded|routing loop|mail forwarding loop|message looping|unable to resolve route|unrouteable mail domain|connection refused(?! by)|(?:unable|wasn't able|not able) to establish (?:an |a )?(?:smtp )?connection/;
@@ -248,6 +248,10 @@ const FIRST_PASS_STATUS: ReadonlySet<BounceReason> = new Set([
  * as the recipient's filter (`filtered`) unless the refusal came at RCPT or the status is x.1.x.
  */
 const UNKNOWN_WITHOUT_CONTEXT: BounceReason = 'user_unknown';
+
+/** The receiving side requires TLS that we did not use. */
+const TLS_REQUIRED =
+  /\btls (?:required|wasn't used|was not used)|(?:use|requires?) tls\b|tls\/ssl during smtp|encryption (?:is )?required/;
 
 /** A local delivery agent's own failure (procmail, a pipe), whatever words follow. */
 const MAILER_PREFIX = /\b(?:procmail|maildrop):|command output:|x-unix;|^pipe to \||operating system error/;
@@ -380,6 +384,7 @@ function firstPass(
 ): BounceReason | null {
   // A status that names one of these exactly is taken at its word (5.2.2 with "user unknown" is
   // still a full mailbox; 5.2.3 is the mailbox's own size limit, not the system's).
+  if (TLS_REQUIRED.test(text)) return 'security_error'; // Gmail says so with 4.7.29 (ARC's code)
   if (statusReason && FIRST_PASS_STATUS.has(statusReason)) return statusReason;
   if (MAILER_PREFIX.test(text)) return 'mailer_error';
   if (NULL_MX.test(text)) return 'not_accept';
