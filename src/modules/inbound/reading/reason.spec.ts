@@ -107,6 +107,25 @@ describe('decideReason: words other mail systems write', () => {
       '451 4.7.650 The mail server [192.0.2.1] has been temporarily rate limited due to IP reputation.',
     ],
     ['message_too_big', 550, '550 5.2.3 RESOLVER.RST.RecipSizeLimit; message too large for this recipient'],
+    ['user_unknown', 550, '550 5.4.1 Recipient address rejected: Access denied. AS(201806281)'],
+    [
+      'blocked',
+      550,
+      '550 5.7.513 Service unavailable, Client host [192.0.2.1] blocked by example.com using Customer Block list',
+    ],
+    ['blocked', 550, '550 5.7.506 Access denied, Bad HELO'],
+    ['rejected', 550, '550 5.7.134 Sender was not authenticated for mailbox'],
+    ['rejected', 550, '550 5.7.124 Sender not in allowed-senders list'],
+    ['speeding', 554, '554 5.2.2 Submission quota exceeded'],
+    ['speeding', 550, "550 5.2.121 Recipient's per hour message receive limit from specific sender exceeded"],
+    [
+      'security_error',
+      451,
+      '451 4.4.317 Cannot connect to remote server [Message=451 5.7.3 STARTTLS is required to send mail]',
+    ],
+    ['system_error', 451, '451 4.7.500 Server busy. Please try again later from [192.0.2.1]. (AS761)'],
+    ['spam_detected', 550, '550 5.2.1 Content Filter agent quarantined this message'],
+    ['not_compliant_rfc', 550, '550 5.7.512 Access denied, message must be RFC 5322 section 3.6.2 compliant'],
     // Yahoo / AOL
     [
       'bad_reputation',

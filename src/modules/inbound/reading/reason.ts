@@ -143,7 +143,7 @@ const MESG_TOO_BIG =
   /message (?:is |was )?too (?:big|large)|message file too big|(?:message|mail|email) size (?:exceeds|limit|too)|\bsize limit|exceed(?:s|ed)? (?:the )?(?:fixed |allowed |maximum |max )*(?:inbound )?(?:message |mail )?size|max(?:imum)? (?:inbound )?message size|message length exceeds|line limit exceeded|taille limite|resolver\.rst\.recipsizelimit|nachricht (?:ist )?zu gro/;
 
 const SUSPENDED =
-  /(?<!sender |sending )(?:account|mailbox|user|address|recipient)(?: [^ ]{1,64})? (?:is |has been |was )?(?:currently |temporarily |temporary )?(?:disabled|suspended|deactivated|inactive|frozen|locked|terminated|discontinued)|(?:inactive|disabled|suspended|deactivated|frozen) (?:account|mailbox|user)|(?:is currently|has been) (?:suspended|locked|disabled)|temporary locked|tried to reach is (?:disabled|inactive)|recipient account is blocked|user or domain is disabled|compte du destinataire est bloque|boite du destinataire archivee|archived recipient|recipient suspend|no longer accepts mail|mailbox unavailable or access denied|konto (?:ist )?(?:gesperrt|deaktiviert)|compte (?:desactive|suspendu)/;
+  /(?<!sender |sending )(?:account|mailbox|user|address|recipient)(?: [^ ]{1,64})? (?:is |has been |was )?(?:currently |temporarily |temporary )?(?:disabled|suspended|deactivated|inactive|frozen|locked|terminated|discontinued)|(?:inactive|disabled|suspended|deactivated|frozen) (?:account|mailbox|user)|(?:is currently|has been) (?:suspended|locked|disabled)|temporary locked|tried to reach is (?:disabled|inactive)|recipient account is blocked|banned recipient|mailbox cannot be accessed|user or domain is disabled|compte du destinataire est bloque|boite du destinataire archivee|archived recipient|recipient suspend|no longer accepts mail|mailbox unavailable or access denied|konto (?:ist )?(?:gesperrt|deaktiviert)|compte (?:desactive|suspendu)/;
 
 const HAS_MOVED = /has been replaced by|mailbox has moved|address has moved|recipient no longer on server/;
 
@@ -163,7 +163,7 @@ const DOMAIN_UNKNOWN =
 
 /** Big providers' own words for a missing account: never a filter's disguise, whatever the stage. */
 const PROVIDER_UNKNOWN =
-  /the email account that you tried to reach does not exist|doesn't have a [^ ]{1,40} account|no such user here|recipient not found by smtp address lookup/;
+  /the email account that you tried to reach does not exist|doesn't have a [^ ]{1,40} account|no such user here|recipient not found by smtp address lookup|recipient address rejected: access denied/;
 
 /** The recipient's own filter refused the message (sisimai: filtered). */
 const FILTERED =
@@ -173,21 +173,21 @@ const REQUIRE_PTR =
   /reverse (?:dns|lookup|dns lookup)|\bptr\b|\brdns\b|cannot find your hostname|ip name lookup failed|unresolvable relay host name|mismatches client ip|unverif(?:y|i)able sending ips?|no reverse dns|generic dns|forward dns entry does not point to the sending ip/;
 
 const NOT_COMPLIANT_RFC =
-  /not rfc ?\d* ?compliant|rfcmessagenoncompliant|rfc ?5322 (?:compliant|specifications)|(?:messages with )?multiple addresses in (?:the )?from:? ?(?:header)?|messages with multiple addresses|missing a valid (?:address in the from|message-id)|having no from: header|encoded-word syntax is not permitted|message is malformed|(?:duplicate|multiple) (?:subject|from|date|message-id|to|sender) headers/;
+  /not rfc ?\d* ?compliant|rfcmessagenoncompliant|rfc ?5322 section [0-9.]+ compliant|rfc ?5322 (?:compliant|specifications)|(?:messages with )?multiple addresses in (?:the )?from:? ?(?:header)?|messages with multiple addresses|missing a valid (?:address in the from|message-id)|having no from: header|encoded-word syntax is not permitted|message is malformed|(?:duplicate|multiple) (?:subject|from|date|message-id|to|sender) headers/;
 
 /** The text speaks of our sender address. */
 const SENDER_NAMED = /\bsender\b|\bmail from\b|envelope from/;
 
 /** The receiving side refused the sender (envelope from, the sender's domain, a group's rules). */
 const REJECTED =
-  /sender (?:e-?mail |mail )?(?:address |domain )?(?:was |is |has been )?(?:rejected|refused|denied|blacklisted|invalid|unknown|not (?:allowed|accepted|permitted|pre-approved|verified)|is in my black ?list|verify failed|verification failed|is spammer)|(?:domain of sender|sender domain) (?:address )?(?:[^ ]{1,80} )?(?:does not exist|is empty|must exist|not found|invalid)|invalid sender|from: domain is invalid|null sender is not allowed|empty envelope senders?|bogus mail from|mail from not owned|unroutable sender|address has been blacklisted|senderfilterconfig|\bbatv\b|(?:not|isn't) on the recipient's list of senders|domain of sender address|emetteur invalide|fully qualified (?:e-?mail )?address required|access to submit messages|does not accept mail from|envelope blocked|different address or alias using|returned mail not accepted here|administrative prohibition|not (?:allowed|permitted|authorized) to post|access denied \(in reply to mail from|no third-party dsns|unsigned dsn|rejected by batv|sending this from a different address|you are sending to\/from an address|email address is not verified|not a registered gateway user|spam reporting address|mail sending denied|the group you tried to contact|groups\.google\.com|purported responsible address/;
+  /sender (?:e-?mail |mail )?(?:address |domain )?(?:was |is |has been )?(?:rejected|refused|denied|blacklisted|invalid|unknown|not (?:allowed|accepted|permitted|pre-approved|verified|authenticated)|not in (?:the |my )?allowed[- ]senders?|is in my black ?list|verify failed|verification failed|is spammer)|(?:domain of sender|sender domain) (?:address )?(?:[^ ]{1,80} )?(?:does not exist|is empty|must exist|not found|invalid)|invalid sender|from: domain is invalid|null sender is not allowed|empty envelope senders?|bogus mail from|mail from not owned|unroutable sender|address has been blacklisted|senderfilterconfig|\bbatv\b|(?:not|isn't) on the recipient's list of senders|domain of sender address|emetteur invalide|fully qualified (?:e-?mail )?address required|access to submit messages|does not accept mail from|envelope blocked|different address or alias using|returned mail not accepted here|administrative prohibition|not (?:allowed|permitted|authorized) to post|access denied \(in reply to mail from|no third-party dsns|unsigned dsn|rejected by batv|sending this from a different address|you are sending to\/from an address|email address is not verified|not a registered gateway user|spam reporting address|mail sending denied|spam abuse detected|the group you tried to contact|groups\.google\.com|purported responsible address/;
 
 const HOST_UNKNOWN =
   /(?:host|domain)(?: name)? (?:is )?(?:unknown|not found|(?:does|did) not exist|doesn't exist|must exist)|domain (?:is )?(?:not reachable|unreachable)|unknown (?:host|domain)|no such domain|host or domain name not found|name or service not known|unrout(?:e)?able address|illegal host\/domain|domain name not found|mail domain mentioned in email address is unknown|account or domain may not exist|\b553 [^ ]{1,80} does not exist|ドメインが(?:存在しません|見つかりません)/;
 
 /** Our message was taken for spam (content, not the sending IP). */
 const SPAM_DETECTED =
-  /\bspam(?:s)?\b(?! ?(?:haus|cop|trap))|\bube\b|unsolicited|bulk (?:e-?mail|mail|advertising)|spam-?like|content (?:filter )?reject|message content rejected|rejecting (?:banned|mail) content|mail content denied|spamassassin|spambouncer|mass mailer|blacklisted url|uribl|mail rejete\. mail rejected\. [0-9a-z_]+506|appears to be (?:unsolicited|junk)|suspicious (?:content|message)/;
+  /\bspam(?:s)?\b(?! ?(?:haus|cop|trap))|\bube\b|unsolicited|bulk (?:e-?mail|mail|advertising)|spam-?like|content (?:filter )?reject|message content rejected|rejecting (?:banned|mail) content|mail content denied|spamassassin|content filter agent|quarantined|spambouncer|mass mailer|blacklisted url|uribl|mail rejete\. mail rejected\. [0-9a-z_]+506|appears to be (?:unsolicited|junk)|suspicious (?:content|message)/;
 
 const TOO_MANY_CONN =
   /too many (?:connections|concurrent|smtp sessions|sessions|errors from your ip|recipients(?! this hour))|connection (?:rate )?limit|maximum connection|per-domain connection limit|trop de connexions|frequency limited|max emails per hour|daily message quota exceeded|maximum sending rate exceeded|numerous attempts to deliver|resolver\.adr\.reciplimit/;
@@ -199,7 +199,7 @@ const BAD_REPUTATION = /reputation|unexpected volume or user complaints|\[tss0[0
 
 /** The sending IP or host is refused: blocklists, dynamic IPs, our HELO name, our whole network. */
 const BLOCKED_IP =
-  /\b(?:rbl|dnsbl|rbls|blacklist(?:ed)?|black list|blocklist(?:ed)?|block list|denylist(?:ed)?)\b|spamhaus|spamcop|barracudacentral|abuseat|\bsorbs\b|uceprotect|blocked using|(?:your|sender|sending|client|the|source|remote) ip(?: address)?\b[^.;]{0,60}\b(?:blocked|rejected|banned|blacklisted|listed|not allowed|refused|denied)|(?:banned|bad) (?:sending |sender )?ip|access from ip address|dynamic ips?\b|dynamic\/zombied|client host [^ ]{0,80} ?(?:rejected|blocked|refused)|helo command rejected|my name was rejected|not currently accepting mail from your ip|open proxy|connection refused by|refused to talk to me|service (?:refused|not available, closing transmission channel)|after initial connection|you are not allowed to connect|\bgo away\b|not accepting connections|part of their network is on our block list|use the smtp server of your isp|connection (?:dropped|reset by peer|was dropped)|mail server at [^ ]{1,80} is blocked|was blocked by|(?:you are|currently) sending spam|too many spams|too many unwanted messages|confirm this mail server|your server requires confirmation|no access from mail server|hosts with dynamic ip|not in (?:the )?(?:whitelist|allowlist)|(?:helo|ehlo)(?:\/ehlo)? argument|invalid (?:helo|ehlo)|unusual rate of unsolicited mail|not allowed to send mail from|invalid ip for sending|forbidden by your ip|looks suspiciously like spammer|(?:refused|blocked) - see http|ip[^.;]{0,40}listed as abusive/;
+  /\b(?:rbl|dnsbl|rbls|blacklist(?:ed)?|black list|blocklist(?:ed)?|block list|denylist(?:ed)?)\b|spamhaus|spamcop|barracudacentral|abuseat|\bsorbs\b|uceprotect|blocked using|(?:your|sender|sending|client|the|source|remote) ip(?: address)?\b[^.;]{0,60}\b(?:blocked|rejected|banned|blacklisted|listed|not allowed|refused|denied)|(?:banned|bad) (?:sending |sender )?ip|access from ip address|dynamic ips?\b|dynamic\/zombied|client host [^ ]{0,80} ?(?:rejected|blocked|refused)|helo command rejected|my name was rejected|not currently accepting mail from your ip|open proxy|connection refused by|refused to talk to me|service (?:refused|not available, closing transmission channel)|after initial connection|you are not allowed to connect|\bgo away\b|not accepting connections|part of their network is on our block list|use the smtp server of your isp|connection (?:dropped|reset by peer|was dropped)|mail server at [^ ]{1,80} is blocked|was blocked by|(?:you are|currently) sending spam|too many spams|too many unwanted messages|confirm this mail server|your server requires confirmation|no access from mail server|hosts with dynamic ip|bad helo|access denied, rejected by recipient|(?:does not|doesn't) accept (?:e-?mail|mail) over ipv6|banned sender|access denied, please try again later|not in (?:the )?(?:whitelist|allowlist)|(?:helo|ehlo)(?:\/ehlo)? argument|invalid (?:helo|ehlo)|unusual rate of unsolicited mail|not allowed to send mail from|invalid ip for sending|forbidden by your ip|looks suspiciously like spammer|(?:refused|blocked) - see http|ip[^.;]{0,40}listed as abusive/;
 
 const BLOCKED_WORD = /\bblock(?:ed|ing)?\b|\bbanned\b/;
 
@@ -212,7 +212,7 @@ const SECURITY_ERROR =
   /authentication (?:required|failure|failed|credentials invalid|turned on)|smtp authentication|turn on smtp auth|not authorized to (?:send|perform)|unauthenticated senders? not allowed|tls required|encryption (?:required|needed)|requiretls|verification failure|dead domain|access denied|not subscribed to ses|delivery not authorized|you don'?t authenticate/;
 
 const SYSTEM_ERROR =
-  /system (?:error|config(?:uration)? error)|internal (?:system |server )?error|configuration error|local error in processing|temporary local problem|server is misconfigured|queue file write error|would create a mail loop|loops back to myself|loop was found|forwarding loop broken|interrupted system call|service (?:currently )?unavailable|transaction failed|duplicated message-id|timeout waiting for input|can't create user output file|could not load drd|no mdb|error while being processed|temporary system problem|mailbox (?:database|server) (?:error|unavailable)|unable to contact (?:the )?(?:ldap|directory) server|insufficient permission/;
+  /system (?:error|config(?:uration)? error)|internal (?:system |server )?error|configuration error|local error in processing|temporary local problem|server is misconfigured|queue file write error|would create a mail loop|loops back to myself|loop was found|forwarding loop broken|interrupted system call|service (?:currently )?unavailable|transaction failed|duplicated message-id|timeout waiting for input|can't create user output file|could not load drd|no mdb|error while being processed|temporary system problem|server busy|suspiciousremoteservererror|mailbox (?:database|server) (?:error|unavailable)|unable to contact (?:the )?(?:ldap|directory) server|insufficient permission/;
 
 const NETWORK_ERROR =
   /network (?:error|is unreachable|unreachable)|(?:host|server) (?:is )?unreachable|forwarding loop|no route to host|host is unreachable|could not connect and send|name service error|host name lookup failure|host not found, try again|malformed (?:or unexpected )?name server reply|dns (?:error|lookup fail|records for the destination)|too many hops|hop count exceeded|routing loop|mail forwarding loop|message looping|unable to resolve route|unrouteable mail domain|connection refused(?! by)|(?:unable|wasn't able|not able) to establish (?:an |a )?(?:smtp )?connection/;
@@ -249,9 +249,16 @@ const FIRST_PASS_STATUS: ReadonlySet<BounceReason> = new Set([
  */
 const UNKNOWN_WITHOUT_CONTEXT: BounceReason = 'user_unknown';
 
+/** Our account's or IP's sending quota (Amazon SES). */
+const SENDER_QUOTA = /throttling failure|(?:daily|hourly|sending) (?:message |sending )?quota/;
+
+/** Our sending rate or volume limits (Microsoft 365, Google Workspace). */
+const SENDER_LIMIT =
+  /submission quota exceeded|exceeded permitted limits|tenant has exceeded threshold|message receive limit|thread limit exceeded|reached your daily limit|(?:daily|hourly) (?:user )?(?:sending|relay|smtp relay) limit/;
+
 /** The receiving side requires TLS that we did not use. */
 const TLS_REQUIRED =
-  /\btls (?:required|wasn't used|was not used)|(?:use|requires?) tls\b|tls\/ssl during smtp|encryption (?:is )?required/;
+  /\btls (?:required|wasn't used|was not used)|(?:use|requires?) tls\b|tls\/ssl during smtp|encryption (?:is )?required|starttls (?:is )?required|must support tls/;
 
 /** A local delivery agent's own failure (procmail, a pipe), whatever words follow. */
 const MAILER_PREFIX = /\b(?:procmail|maildrop):|command output:|x-unix;|^pipe to \||operating system error/;
@@ -273,7 +280,6 @@ const OTHER_THAN_UNKNOWN: readonly RegExp[] = [
 ];
 
 const FIRST_PASS: readonly Rule[] = [
-  ['too_many_connections', /throttling failure|(?:daily|hourly|sending) (?:message |sending )?quota/],
   [
     'system_full',
     /mail system full|system (?:storage|disk) (?:is )?full|insufficient (?:system )?(?:disk )?(?:space|storage)/,
@@ -382,9 +388,13 @@ function firstPass(
   stage: Stage,
   code: number | null,
 ): BounceReason | null {
+  // Our own sending quota or TLS, whatever status the provider chose for it (Microsoft: 5.2.2
+  // "Submission quota exceeded"; Gmail: 4.7.29 for TLS, ARC's code).
+  if (SENDER_QUOTA.test(text)) return 'too_many_connections';
+  if (SENDER_LIMIT.test(text)) return 'speeding';
+  if (TLS_REQUIRED.test(text)) return 'security_error';
   // A status that names one of these exactly is taken at its word (5.2.2 with "user unknown" is
   // still a full mailbox; 5.2.3 is the mailbox's own size limit, not the system's).
-  if (TLS_REQUIRED.test(text)) return 'security_error'; // Gmail says so with 4.7.29 (ARC's code)
   if (statusReason && FIRST_PASS_STATUS.has(statusReason)) return statusReason;
   if (MAILER_PREFIX.test(text)) return 'mailer_error';
   if (NULL_MX.test(text)) return 'not_accept';
