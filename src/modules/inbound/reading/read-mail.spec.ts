@@ -222,6 +222,27 @@ ${ORIGINAL}`,
     ]);
   });
 
+  it('Sendmail: a refused session names the sender, never as a recipient; its refusal goes to the recipients', async () => {
+    const recipients = await bounce(
+      daemon(
+        'Returned mail: Remote protocol error',
+        `   ----- Transcript of session follows -----
+While talking to mx.example.org:
+>>> MAIL From:<sender@acme.test>
+<<< 501 <sender@acme.test>... no access from mail server [192.0.2.55] which is an open relay.
+554 <bob@example.org>... Remote protocol error
+554 <cid@example.org>... 550 Host unknown
+`,
+      ),
+    );
+    expect(recipients.map((r) => [r.address, r.command ?? null])).toEqual([
+      ['bob@example.org', 'MAIL'],
+      ['cid@example.org', null],
+    ]);
+    expect(recipients[0].diagnostic).toContain('open relay');
+    expect(recipients[1].diagnostic).not.toContain('open relay');
+  });
+
   it('Gmail: the address alone, the server’s words further down', async () => {
     const [r] = await bounce(
       daemon(

@@ -4,6 +4,7 @@
  */
 import type { FailedRecipient, SmtpCommand } from '../types.js';
 import { ADDRESS, lines, recipientFrom, smtpCommand, type FormatReader, type ReportView } from './format.js';
+import { excludedAddresses } from './prose.js';
 
 const REPLY_ABOUT = new RegExp(
   `^(?:<<<\\s*)?([245]\\d\\d)[ -](?:[245]\\.\\d{1,3}\\.\\d{1,3}\\s+)?<?(${ADDRESS.source})>?\\.\\.\\.`,
@@ -11,19 +12,35 @@ const REPLY_ABOUT = new RegExp(
 const COMMAND = new RegExp(`^>>>\\s*RCPT\\s+TO:\\s*<?(${ADDRESS.source})`, 'i');
 const REPLY = /^<<<\s*([245]\d\d[ -].*)$/;
 
-export function readTranscript(text: string): FailedRecipient[] {
+export function readTranscript(text: string, excluded: ReadonlySet<string> = new Set()): FailedRecipient[] {
   const found = new Map<string, string[]>();
   const commands = new Map<string, SmtpCommand>();
   let pending: string | null = null;
   let lastCommand: SmtpCommand | undefined;
+  /** A refusal of the session itself (a reply to MAIL FROM, naming the sender), for what follows. */
+  let refused: string | null = null;
   for (const raw of lines(text)) {
     const line = raw.trim();
     if (line.startsWith('>>>')) lastCommand = smtpCommand(line);
+    if (/^(?:while talking to|\.\.\. while talking to)/i.test(line)) refused = null;
     const about = REPLY_ABOUT.exec(line);
     if (about) {
       const a = about[2].toLowerCase();
-      if (lastCommand && line.startsWith('<<<')) commands.set(a, lastCommand);
-      found.set(a, [...(found.get(a) ?? []), line.replace(/^<<<\s*/, '')]);
+      const answered = line.startsWith('<<<') ? lastCommand : undefined;
+      // The address in a reply to MAIL FROM is the sender's: the session was refused, not a recipient.
+      if (answered === 'MAIL' || excluded.has(a)) {
+        if (answered === 'MAIL') refused = line.replace(/^<<<\s*/, '');
+        continue;
+      }
+      let words = line.replace(/^<<<\s*/, '');
+      // A recipient line with no reply of its own ("554 <addr>... Remote protocol error") after a
+      // refused session carries the session's refusal.
+      if (refused && !answered && !/\.\.\.\s*.*\b[245]\d\d\b/.test(words)) {
+        words = `${words}: ${refused}`;
+        commands.set(a, 'MAIL');
+      }
+      if (answered) commands.set(a, answered);
+      found.set(a, [...(found.get(a) ?? []), words]);
       pending = null;
       continue;
     }
@@ -40,11 +57,14 @@ export function readTranscript(text: string): FailedRecipient[] {
     }
   }
   return [...found].map(([address, said]) =>
-    recipientFrom(address, said[said.length - 1], { command: commands.get(address) }),
+    recipientFrom(address, said[said.length - 1], {
+      command: commands.get(address),
+    }),
   );
 }
 
 export const transcript: FormatReader = {
   name: 'smtp-transcript',
-  read: (view: ReportView) => (/^(?:>>>|<<<)|\.\.\. /m.test(view.text) ? readTranscript(view.text) : []),
+  read: (view: ReportView) =>
+    /^(?:>>>|<<<)|\.\.\. /m.test(view.text) ? readTranscript(view.text, excludedAddresses(view)) : [],
 };
