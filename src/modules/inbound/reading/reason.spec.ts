@@ -142,6 +142,22 @@ describe('decideReason: words other mail systems write', () => {
       554,
       "554 delivery error: dd This user doesn't have a yahoo.com account (x@yahoo.com) [0]",
     ],
+    [
+      'rejected',
+      553,
+      '553 5.7.2 [TSS09] All messages from 192.0.2.1 will be permanently deferred; Retrying will NOT succeed.',
+    ],
+    [
+      'suspended',
+      554,
+      '554 delivery error: dd x@yahoo.com is no longer valid. [-20] - mta1234.mail.bf1.yahoo.com',
+    ],
+    ['too_many_connections', 421, '421 Max message per connection reached, closing transmission channel'],
+    [
+      'auth_failure',
+      550,
+      '550 5.7.9 This mail has been blocked because the sender is unauthenticated. Yahoo requires all senders to authenticate with either SPF or DKIM.',
+    ],
     // Spamhaus & co: "spam" inside a blocklist's name is the IP, not the content
     [
       'blocked',
