@@ -243,6 +243,28 @@ While talking to mx.example.org:
     expect(recipients[1].diagnostic).not.toContain('open relay');
   });
 
+  it('Postfix postmaster transcript (`In:`/`Out:`): an accepted RCPT, a refused DATA', async () => {
+    const [r] = await bounce(
+      daemon(
+        'Postmaster Copy: Undelivered Mail',
+        `Transcript of session follows.
+
+ Out: 220 mx.example.com ESMTP
+ In:  MAIL FROM:<sender@acme.test> SIZE=2000
+ Out: 250 2.1.0 Ok
+ In:  RCPT TO:<bob@example.com>
+ Out: 250 2.1.5 Ok
+ In:  DATA
+ Out: 354 End data with <CR><LF>.<CR><LF>
+ Out: 451 4.3.0 Error: queue file write error
+ In:  QUIT
+ Out: 221 2.0.0 Bye
+`,
+      ),
+    );
+    expect([r.address, r.status, r.smtpCode, r.command]).toEqual(['bob@example.com', '4.3.0', 451, 'DATA']);
+  });
+
   it('Gmail: the address alone, the server’s words further down', async () => {
     const [r] = await bounce(
       daemon(

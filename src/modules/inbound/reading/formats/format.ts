@@ -36,6 +36,8 @@ export const ADDRESS =
 const ADDRESS_G = new RegExp(ADDRESS.source, 'g');
 const ENHANCED = /(?<![\w.-])([245])\.(\d{1,3})\.(\d{1,3})(?!\.?\d)/;
 const REPLY_THEN_ENHANCED = /(?<![\w.#:/-])[245]\d\d[ -]['"]?([245])\.(\d{1,3})\.(\d{1,3})(?!\.?\d)/;
+/** `ERROR_CODE :421` (Zoho), `code: 550`: a reply code the text names as such. */
+const CODE_NAMED = /\bcode[ \t]*:[ \t]*([245][0-5]\d)\b/i;
 const SMTP_CODE = /(?<![\w.#:/-])([245][0-5]\d)(?=[\s:-]|$)/;
 
 export function firstAddress(s: string): string | null {
@@ -71,7 +73,8 @@ export function enhancedStatus(s: string | null): string | null {
 /** The SMTP reply code (`550`) in a text, or null. */
 export function smtpCode(s: string | null): number | null {
   if (!s) return null;
-  const m = SMTP_CODE.exec(s.slice(0, 4000));
+  const t = s.slice(0, 4000);
+  const m = SMTP_CODE.exec(t) ?? CODE_NAMED.exec(t);
   return m ? Number(m[1]) : null;
 }
 

@@ -1,6 +1,7 @@
 /**
  * An SMTP session transcript (Sendmail's `----- Transcript of session follows -----`, and the like):
- * `>>> RCPT To:<addr>` then `<<< 550 5.1.1 <addr>... User unknown`, or `550 <addr>... User unknown`.
+ * `>>> RCPT To:<addr>` then `<<< 550 5.1.1 <addr>... User unknown`, or `550 <addr>... User unknown`;
+ * Postfix's postmaster notice writes the same as `In:`/`Out:`.
  */
 import type { FailedRecipient, SmtpCommand } from '../types.js';
 import { ADDRESS, lines, recipientFrom, smtpCommand, type FormatReader, type ReportView } from './format.js';
@@ -20,7 +21,11 @@ export function readTranscript(text: string, excluded: ReadonlySet<string> = new
   /** A refusal of the session itself (a reply to MAIL FROM, naming the sender), for what follows. */
   let refused: string | null = null;
   for (const raw of lines(text)) {
-    const line = raw.trim();
+    // Postfix's postmaster transcript writes `In:`/`Out:` for `>>>`/`<<<`.
+    const line = raw
+      .trim()
+      .replace(/^In:\s+/, '>>> ')
+      .replace(/^Out:\s+/, '<<< ');
     if (line.startsWith('>>>')) lastCommand = smtpCommand(line);
     if (/^(?:while talking to|\.\.\. while talking to)/i.test(line)) refused = null;
     const about = REPLY_ABOUT.exec(line);
@@ -50,10 +55,12 @@ export function readTranscript(text: string, excluded: ReadonlySet<string> = new
       continue;
     }
     const reply = REPLY.exec(line);
-    if (reply && pending) {
+    // The first refusal after the recipient's RCPT TO is its answer (an accepted RCPT and a refused
+    // DATA: the refusal of the DATA).
+    if (reply && pending && /^[45]/.test(reply[1])) {
       found.set(pending, [...(found.get(pending) ?? []), reply[1]]);
       if (lastCommand) commands.set(pending, lastCommand);
-      if (/^[45]/.test(reply[1])) pending = null;
+      pending = null;
     }
   }
   return [...found].map(([address, said]) =>
@@ -66,5 +73,7 @@ export function readTranscript(text: string, excluded: ReadonlySet<string> = new
 export const transcript: FormatReader = {
   name: 'smtp-transcript',
   read: (view: ReportView) =>
-    /^(?:>>>|<<<)|\.\.\. /m.test(view.text) ? readTranscript(view.text, excludedAddresses(view)) : [],
+    /^(?:>>>|<<<|\s*(?:In|Out):\s)|\.\.\. /m.test(view.text)
+      ? readTranscript(view.text, excludedAddresses(view))
+      : [],
 };
