@@ -5,11 +5,12 @@
  * reference bounce classifier: https://libsisimai.org/en/reason/); the phrase patterns are this
  * module's own, generalised so that the same words mean the same reason whoever wrote them.
  *
- * Two passes, as sisimai does it:
+ * A provider's documented code (Spectrum, Cox, GoDaddy, Orange, i.ua, Exchange resolver codes,
+ * Gmail's "(state N)") is read first; then two passes, as sisimai does it:
  * 1. reasons that the text (or a status that names them exactly) decides even against another
- *    status: mailbox full, message too big, suspended, moved, relaying, SPF/DKIM/DMARC, unknown user,
- *    the recipient's filter, PTR, RFC compliance, the sender refused, unknown host, spam, rate and
- *    connection limits, IP blocklists;
+ *    status: our sending quota, TLS, mailbox full, message too big, suspended, moved, relaying,
+ *    SPF/DKIM/DMARC, unknown user, the recipient's filter, PTR, RFC compliance, the sender refused,
+ *    unknown host, reputation, IP blocklists, connection and rate limits, spam;
  * 2. otherwise the status's own meaning, unless it is vague (x.0.0, x.7.1, x.3.0, x.4.x...), in which
  *    case the softer text patterns (policy, virus, security, system, network, expiry...) come first,
  *    then the status class, the reply code, the action, and finally `on_hold` (a reason was given but
@@ -244,10 +245,22 @@ const FIRST_PASS_STATUS: ReadonlySet<BounceReason> = new Set([
 ]);
 
 /**
- * What "user unknown" means when neither the status nor the SMTP stage says more. Sisimai reads it
- * as the recipient's filter (`filtered`) unless the refusal came at RCPT or the status is x.1.x.
+ * What "user unknown" means when neither the status nor the SMTP stage says more. Sisimai's per-MTA
+ * parsers split on it (`filtered` for some MTAs, `user_unknown` for others, same words); we take the
+ * words at face value: the server says the address does not exist (docs/bounce-reasons.md).
  */
 const UNKNOWN_WITHOUT_CONTEXT: BounceReason = 'user_unknown';
+
+/** Statuses with which "user unknown" is the recipient's filter: security/policy, mailbox status. */
+const FILTER_STATUS = /^[45]\.(?:7\.\d+|2\.[02-9]|1\.4)$/;
+/** At MAIL FROM, words of non-existence are about our sender. */
+const SENDER_MISSING = /does not exist|unknown|invalid/;
+/** Transient DNS trouble is not an unknown host. */
+const TRANSIENT_DNS = /dns error|not found, try again/;
+const WHITESPACE = /\s+/g;
+const SPACES = / {2,}/g;
+const STATUS_TOKEN = /([245])\.(\d{1,3})\.(\d{1,3})/;
+const DOCOMO_UNKNOWN = /unknown user|user unknown/;
 
 /** Our account's or IP's sending quota (Amazon SES). */
 const SENDER_QUOTA = /throttling failure|(?:daily|hourly|sending) (?:message |sending )?quota/;
@@ -354,7 +367,7 @@ function pick(input: ReasonInput): BounceReason {
   const raw = (input.diagnostic ?? '')
     .slice(0, MAX_DIAGNOSTIC_CHARS)
     .toLowerCase()
-    .replace(/\s+/g, ' ')
+    .replace(WHITESPACE, ' ')
     .trim();
   const text = withoutContinuations(raw);
   const status = chooseStatus(normaliseStatus(input.status), statusInText(raw));
@@ -418,7 +431,7 @@ function firstPass(
     if (stage === 'data') return 'filtered'; // accepted at RCPT, refused after the content
     if (stage === 'rcpt') return 'user_unknown';
     // A security/policy or mailbox-status code with "user unknown" is the recipient's filter.
-    if (status && /^[45]\.(?:7\.\d+|2\.[02-9]|1\.4)$/.test(status)) return 'filtered';
+    if (status && FILTER_STATUS.test(status)) return 'filtered';
     return status === null || status.endsWith('.0.0') ? UNKNOWN_WITHOUT_CONTEXT : 'user_unknown';
   }
   if (saysUnknown && stage === 'mail') return 'rejected';
@@ -431,13 +444,12 @@ function firstPass(
   if (NOT_COMPLIANT_RFC.test(text)) return 'not_compliant_rfc';
   if (BAD_REPUTATION.test(text)) return 'bad_reputation';
   if (REJECTED.test(text)) return 'rejected';
-  if (stage === 'mail' && (statusReason === 'user_unknown' || /does not exist|unknown|invalid/.test(text))) {
+  if (stage === 'mail' && (statusReason === 'user_unknown' || SENDER_MISSING.test(text))) {
     return 'rejected';
   }
   const transient = status?.startsWith('4.') || (code !== null && code >= 400 && code < 500);
   if (statusReason === 'host_unknown' && !NETWORK_ERROR.test(text)) return 'host_unknown';
-  if (!transient && HOST_UNKNOWN.test(text) && !/dns error|not found, try again/.test(text))
-    return 'host_unknown';
+  if (!transient && HOST_UNKNOWN.test(text) && !TRANSIENT_DNS.test(text)) return 'host_unknown';
   if (BLOCKED_IP.test(text)) return 'blocked';
   if (TOO_MANY_CONN.test(text)) return 'too_many_connections';
   if (SPEEDING.test(text)) return 'speeding';
@@ -621,8 +633,7 @@ function providerReason(text: string): BounceReason | null {
 /** Provider rules that need the SMTP stage too. */
 function providerStageReason(text: string, status: string | null, stage: Stage): BounceReason | null {
   const vague = status === null || status.endsWith('.0.0');
-  if (DOCOMO_MX.test(text) && stage === 'data' && vague && /unknown user|user unknown/.test(text))
-    return 'rejected';
+  if (DOCOMO_MX.test(text) && stage === 'data' && vague && DOCOMO_UNKNOWN.test(text)) return 'rejected';
   return null;
 }
 
@@ -640,7 +651,7 @@ function withoutContinuations(text: string): string {
       }
       return ' ';
     })
-    .replace(/ {2,}/g, ' ');
+    .replace(SPACES, ' ');
 }
 
 /** The report's status, unless it is vague (x.0.0, a 2.x.x) and the text names a precise one. */
@@ -653,7 +664,7 @@ function chooseStatus(given: string | null, inText: string | null): string | nul
 /** `5.1.1` from `5.1.1`, `#5.1.1`, `5.1.1 (...)`; null for anything else. */
 function normaliseStatus(status: string | null | undefined): string | null {
   if (!status) return null;
-  const m = /([245])\.(\d{1,3})\.(\d{1,3})/.exec(status);
+  const m = STATUS_TOKEN.exec(status);
   return m ? `${m[1]}.${Number(m[2])}.${Number(m[3])}` : null;
 }
 
