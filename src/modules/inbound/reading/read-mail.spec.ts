@@ -572,6 +572,25 @@ describe('readMail: bounds', () => {
     expect(Math.min(...times)).toBeLessThan(100);
   });
 
+  it('reads a report with 200 quoted originals within its part and id limits (mailparser refuses many more)', async () => {
+    const parts = Array.from(
+      { length: 200 },
+      (_, i) =>
+        `--B\nContent-Type: message/rfc822\n\nMessage-ID: <o-${i}@acme.test>\nSubject: x\n\n${'y'.repeat(2000)}\n`,
+    ).join('');
+    const report = dsn('Final-Recipient: rfc822; bob@example.com\nAction: failed\nStatus: 5.1.1').replace(
+      '--B--',
+      `${parts}--B--`,
+    );
+    const raw = crlf(report);
+    const mail = await simpleParser(raw);
+    const started = process.hrtime.bigint();
+    const r = readMail(mail, raw);
+    expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(200);
+    expect(r.kind).toBe('bounce');
+    if (r.kind === 'bounce') expect(r.originalMessageIds.length).toBeLessThanOrEqual(20);
+  });
+
   it('stays linear on pathological text (no catastrophic backtracking)', async () => {
     const evil = [
       'a'.repeat(100_000),

@@ -76,6 +76,11 @@ function bodyText(mail: ParsedMail, raw: string): string {
 const isPart = (re: RegExp) => (a: ParsedMail['attachments'][number]) => re.test(a.contentType);
 const partText = (a: ParsedMail['attachments'][number]): string =>
   a.content.subarray(0, SCAN_LIMIT).toString('utf8');
+/** At most this many parts of one kind are read (a report has one or two; a forged one may have thousands). */
+const MAX_PARTS = 10;
+/** The bounded texts of the first parts whose type matches. */
+const partTexts = (mail: ParsedMail, re: RegExp): string[] =>
+  mail.attachments.filter(isPart(re)).slice(0, MAX_PARTS).map(partText);
 
 function view(mail: ParsedMail, raw: string): ReportView {
   const dsParts = mail.attachments
@@ -84,6 +89,7 @@ function view(mail: ParsedMail, raw: string): ReportView {
         /delivery-status/i.test(a.contentType) ||
         (/^text\/plain/i.test(a.contentType) && a.content.length < SCAN_LIMIT),
     )
+    .slice(0, MAX_PARTS)
     .map(partText);
   return {
     subject: mail.subject ?? '',
@@ -159,7 +165,7 @@ export function isAutoReply(mail: ParsedMail): boolean {
 
 /** Texts of attached originals (`message/rfc822`, `text/rfc822-headers`). */
 function rfc822Texts(mail: ParsedMail, raw: string): string[] {
-  const parts = mail.attachments.filter(isPart(ORIGINAL_PART)).map(partText);
+  const parts = partTexts(mail, ORIGINAL_PART);
   // Inline message/rfc822 parts mailparser renders into the text: read them from the raw body.
   const m =
     /^content-type:[ \t]*(?:message\/rfc822|text\/rfc822-headers|message\/global(?:-headers)?)[^\n]*\n/im.exec(
@@ -194,7 +200,7 @@ export function originalMessageIds(
   if (sesId && /^<[^>\s]{1,250}>$/.test(sesId)) ids.push(sesId);
   const bodyStart = raw.search(/\r?\n\r?\n/);
   const sources = [
-    ...mail.attachments.filter(isPart(ORIGINAL_PART)).map(partText),
+    ...partTexts(mail, ORIGINAL_PART),
     bounded(mail.text),
     bodyStart >= 0 ? raw.slice(bodyStart) : '',
   ];
@@ -242,11 +248,7 @@ function readComplaint(mail: ParsedMail, raw: string, ses: SesNotification | nul
       originalMessageIds: originalMessageIdList,
     };
   }
-  const reports = [
-    ...mail.attachments.filter(isPart(/feedback-report/i)).map(partText),
-    bounded(mail.text),
-    raw,
-  ];
+  const reports = [...partTexts(mail, /feedback-report/i), bounded(mail.text), raw];
   const originals = rfc822Texts(mail, raw);
   let feedbackType: string | null = null;
   let recipient: string | null = null;
