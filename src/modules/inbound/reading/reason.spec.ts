@@ -158,6 +158,14 @@ describe('decideReason: words other mail systems write', () => {
       550,
       '550 5.7.9 This mail has been blocked because the sender is unauthenticated. Yahoo requires all senders to authenticate with either SPF or DKIM.',
     ],
+    // Apple iCloud, Mimecast
+    ['speeding', 421, '421 4.7.1 Messages to x@icloud.com deferred due to excessive volume. Try again later'],
+    ['user_unknown', 550, '550 5.1.1 <x@icloud.com>: inactive email address (in reply to RCPT TO command)'],
+    ['policy_violation', 550, '550 5.7.1 [CS01] Message rejected due to local policy.'],
+    ['message_too_big', 554, '554 Maximum email size exceeded'],
+    ['rejected', 550, '550 Rejected by header-based Blocked Senders - Block policy for Header From'],
+    ['security_error', 553, '553 This route requires encryption (TLS)'],
+    ['network_error', 554, '554 Mail loop detected'],
     // Spamhaus & co: "spam" inside a blocklist's name is the IP, not the content
     [
       'blocked',
