@@ -513,6 +513,9 @@ Thanks, will read it.`;
   it('reads a person’s answer as a reply, and Auto-Submitted: no as a person', async () => {
     expect(await read(person('', 'Re: Hello'))).toEqual({ kind: 'reply' });
     expect(await read(person('', 'Re: Undeliverable mail returned to sender?'))).toEqual({ kind: 'reply' });
+    expect(await read(person('', 'Re: Absence management for your team'))).toEqual({ kind: 'reply' });
+    expect((await read(person('', 'Absence: Hello'))).kind).toBe('auto_reply');
+    expect((await read(person('', 'Away until Monday'))).kind).toBe('auto_reply');
     expect(await read(person('Auto-Submitted: no\n', 'Re: Hello'))).toEqual({ kind: 'reply' });
   });
 

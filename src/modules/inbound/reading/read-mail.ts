@@ -143,8 +143,15 @@ function bounceSignal(mail: ParsedMail, raw: string, ses: SesNotification | null
   return BOUNCE_TEXT.test(bounded(mail.text).slice(0, 3000)) && rfc822Texts(mail, raw).length > 0;
 }
 
-const OUT_OF_OFFICE =
-  /\b(?:out of (?:the )?office|ooo|automatic reply|auto[- ]?reply|autoreply|auto[- ]?response|auto[- ]?respond|on vacation|vacation reply|on leave|on holiday|away from (?:the |my )?(?:office|desk)|away until|abwesenheit|abwesenheitsnotiz|automatische antwort|nicht im b[üu]ro|urlaub|absence|absent|r[ée]ponse automatique|respuesta autom[áa]tica|fuera de la oficina|ausente|risposta automatica|fuori ufficio|automatisch antwoord|afwezig|resposta autom[áa]tica|autosvar|автоответ|автоматический ответ)\b|不在|自動返信|自動応答|自动回复|자동 응답/i;
+/** Subject words only an automatic answer uses, wherever they stand. */
+const AUTOMATIC_SUBJECT =
+  /\b(?:out of (?:the )?office|automatic reply|auto[- ]?reply|autoreply|auto[- ]?response|auto[- ]?respond|vacation reply|abwesenheitsnotiz|automatische antwort|r[ée]ponse automatique|respuesta autom[áa]tica|risposta automatica|automatisch antwoord|resposta autom[áa]tica|autosvar|автоответ|автоматический ответ)\b|自動返信|自動応答|自动回复|자동 응답/i;
+/**
+ * Words an absence notice starts with, but a person may write too ("Re: Absence management"): read
+ * as an auto-reply only when the subject is not a person's `Re:`/`Fwd:`.
+ */
+const ABSENCE_SUBJECT =
+  /\b(?:ooo|on vacation|on leave|on holiday|away from (?:the |my )?(?:office|desk)|away until|abwesenheit|abwesend|nicht im b[üu]ro|urlaub|absence|absent|fuera de la oficina|ausente|fuori ufficio|afwezig)\b|不在/i;
 
 export function isAutoReply(mail: ParsedMail): boolean {
   // A read receipt (RFC 8098 disposition notification) is a machine's answer, not a person's.
@@ -158,7 +165,8 @@ export function isAutoReply(mail: ParsedMail): boolean {
   if (/^vacation$/i.test(headerText(mail, 'x-apple-action')?.trim() ?? '')) return true;
   const precedence = headerText(mail, 'precedence')?.trim().toLowerCase();
   if (precedence === 'auto_reply') return true;
-  return OUT_OF_OFFICE.test(mail.subject ?? '');
+  const subject = mail.subject ?? '';
+  return AUTOMATIC_SUBJECT.test(subject) || (!PERSON_SUBJECT.test(subject) && ABSENCE_SUBJECT.test(subject));
 }
 
 // ---- the quoted original ----
