@@ -131,6 +131,36 @@ ${ORIGINAL}`,
 });
 
 describe('readMail: plain-text formats', () => {
+  it('a text-only delay warning is a delivery notice; a final "given up" after a delay is a bounce', async () => {
+    const warning = await read(
+      daemon(
+        'Warning: message 1abc-000 delayed 24 hours',
+        `This message was created automatically by mail delivery software.
+A message that you sent has not yet been delivered to one or more of its
+recipients after more than 24 hours on the queue.
+
+  bob@example.com
+    host mx.example.com [192.0.2.1]: 451 4.7.1 Greylisted, try again later
+
+No action is required on your part. Delivery attempts will continue.
+`,
+      ),
+    );
+    expect(warning.kind).toBe('delivery_notice');
+    const [final] = await bounce(
+      daemon(
+        'failure notice',
+        `I'm afraid I wasn't able to deliver your message to the following addresses.
+This is a temporary failure, but I'm not going to try again; this message has been in the queue too long.
+
+<bob@example.com>:
+Sorry, I wasn't able to establish an SMTP connection. (#4.4.1)
+`,
+      ),
+    );
+    expect([final.address, final.status]).toEqual(['bob@example.com', '4.4.1']);
+  });
+
   it('qmail: <addr>: then the remote host’s words, the (#x.y.z) status', async () => {
     const [r] = await bounce(
       daemon(

@@ -113,7 +113,10 @@ const BOUNCE_TEXT =
 const DELAY_SUBJECT =
   /\(delay\)|delayed|still being retried|could not send message for past|warning:.*(?:not (?:yet )?been delivered|delay)|delivery delayed/i;
 const DELAY_TEXT =
-  /has not (?:yet )?been delivered|not been able to deliver|will (?:continue|keep) (?:trying|to try|retrying)|will retry|is still trying|delivery is delayed|delivery (?:has been )?delayed|still being retried|temporary (?:problem|failure)/i;
+  /has not (?:yet )?been delivered|not been able to deliver|will (?:continue|keep) (?:trying|to try|retrying)|will retry|is still trying|delivery is delayed|delivery (?:has been )?delayed|still being retried|temporary (?:problem|failure)|warning message only|do not need to resend/i;
+/** Words of a final failure in a report's text: no delay notice says them. */
+const FINAL_BODY =
+  /permanent (?:error|failure|fatal)|failed permanently|given up|giving up|not going to try again|will not be (?:retried|delivered)|no further (?:attempts|retries)/i;
 const FINAL_TEXT =
   /permanent|failed permanently|could not be delivered|couldn't be delivered|wasn't delivered|undeliverable|given up|giving up|rejected|returning message/i;
 
@@ -296,7 +299,8 @@ function readReport(
   const stated = readFailedRecipients(reportView, originalTo(mail, raw));
   const delayNotice =
     (DELAY_SUBJECT.test(reportView.subject) || DELAY_TEXT.test(reportView.text)) &&
-    !FINAL_TEXT.test(reportView.subject);
+    !FINAL_TEXT.test(reportView.subject) &&
+    !FINAL_BODY.test(reportView.text);
   const recipients = stated.map((r) => (r.action === null && delayNotice ? { ...r, action: 'delayed' } : r));
   const failing = recipients.filter((r) => !r.action || !SUCCESS.has(r.action));
   const failed = failing.filter((r) => r.action !== 'delayed');
