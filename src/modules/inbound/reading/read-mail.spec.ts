@@ -317,6 +317,25 @@ ${ORIGINAL}`,
     expect([r.address, r.status, r.smtpCode, r.hard]).toEqual(['bob@example.com', '5.1.1', 550, true]);
   });
 
+  it('Gmail today, text only: "wasn\'t delivered to addr" then "The response was:"', async () => {
+    const [r] = await bounce(
+      daemon(
+        'Delivery Status Notification (Failure)',
+        `** Address not found **
+
+Your message wasn't delivered to bob@example.com because the address couldn't be found, or is unable to receive mail.
+
+Learn more here: https://support.google.com/mail/?p=NoSuchUser
+
+The response was:
+
+550 5.1.1 The email account that you tried to reach does not exist. Please try double-checking the recipient's email address.
+`,
+      ),
+    );
+    expect([r.address, r.status, r.smtpCode, r.hard]).toEqual(['bob@example.com', '5.1.1', 550, true]);
+  });
+
   it('Office 365: `addr<mailto:addr>` then `Remote Server returned`', async () => {
     const [r] = await bounce(
       daemon(

@@ -32,7 +32,7 @@ export const LAST_RESORT: FormatReader = fallback;
  * the other server returned was:", Exchange's "Remote Server returned '...'", "Remote host said:").
  */
 const GLOBAL_MARKERS: readonly RegExp[] = [
-  /(?:error that the other server returned was|response from the remote server was|remote server responded with|remote server returned|remote host said|the server responded with|server replied|mail server said)\s*:?\s*(.*)$/i,
+  /(?:error that the other server returned was|response from the remote server was|^the response was|remote server responded with|remote server returned|remote host said|the server responded with|server replied|mail server said)\s*:?\s*(.*)$/i,
   /\bsaid:\s*(.*)$/i,
   /^\s*(?:<<<\s*)?([245]\d\d[ -](?:[245]\.\d{1,3}\.\d{1,3})?.*)$/,
   /((?<![\w.])[245]\d\d[ -][245]\.\d{1,3}\.\d{1,3}\b.*)$/,
