@@ -394,6 +394,26 @@ Remote host said: 552 5.2.2 Over quota [RCPT_TO]
     expect([r.address, r.smtpCode, r.status, r.command]).toEqual(['bob@example.com', 552, '5.2.2', 'RCPT']);
   });
 
+  it('finds a `>`-quoted or folded original Message-ID, never the report’s own or its In-Reply-To', async () => {
+    const r = await read(
+      daemon(
+        'Undeliverable: Hello',
+        `bob@example.com
+    550 5.1.1 User unknown
+
+> Message-ID:
+>  <orig-1@acme.test>
+> Message-Id: <orig-2@acme.test>
+> Subject: Hello
+`,
+      ),
+    );
+    expect(r).toMatchObject({
+      kind: 'bounce',
+      originalMessageIds: ['<orig-1@acme.test>', '<orig-2@acme.test>'],
+    });
+  });
+
   it('an unknown format: the report’s words, the quoted original’s To as the address', async () => {
     const r = await read(
       daemon(

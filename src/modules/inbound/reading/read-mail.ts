@@ -189,7 +189,7 @@ function rfc822Texts(mail: ParsedMail, raw: string): string[] {
 /** Parts that quote the original: RFC 822 messages or headers, and their RFC 6533 `global` forms. */
 const ORIGINAL_PART = /rfc822|^message\/global(?:-headers)?$/i;
 
-const MESSAGE_ID_LINE = /^[ \t>]*message-id[ \t]*:[ \t]*(?:\r?\n[ \t]+)?(<[^>\s]{1,250}>)/gim;
+const MESSAGE_ID_LINE = /^[ \t>]*message-id[ \t]*:[ \t]*(?:\r?\n[ \t>]*[ \t])?(<[^>\s]{1,250}>)/gim;
 const SES_MESSAGE_ID = /"(?:name"\s*:\s*"message-id"\s*,\s*"value|messageId)"\s*:\s*"(<[^>"\s]{1,250}>)"/gi;
 
 /**
