@@ -145,6 +145,7 @@ describe('the sisimai corpus of real reports', () => {
         });
       }
     }
+    writeFileSync(path.join(tmpdir(), 'mail-reading-families.md'), familyTable());
     const header = Object.keys(rows[0]).join('\t');
     const table = rows.map((r) => Object.values(r).map(String).join('\t'));
     writeFileSync(path.join(tmpdir(), 'mail-reading-corpus.tsv'), [header, ...table].join('\n') + '\n');
@@ -166,13 +167,38 @@ describe('the sisimai corpus of real reports', () => {
     return { bf, asBounce, delay, br, hardAgree, reasonRows, reasonAgree };
   }
 
+  /** Per mail-system family (`lhost-exim`, `rhost-google`, `arf`...): a markdown table for the docs. */
+  function familyTable(): string {
+    const families = new Map<string, Row[]>();
+    for (const r of rows) {
+      const family = r.file.replace(/-\d+\.eml$/, '');
+      families.set(family, [...(families.get(family) ?? []), r]);
+    }
+    const out = [
+      '| family | files | recipients | read as expected | hard/soft agree | reason agree |',
+      '|---|---|---|---|---|---|',
+    ];
+    for (const [family, rs] of [...families].sort()) {
+      const files = new Set(rs.map((r) => r.file)).size;
+      const kindOk = rs.filter((r) => r.kind === r.expectedKind || r.delayNotice).length;
+      const bounces = rs.filter((r) => r.expectedKind === 'bounce');
+      const hard = bounces.filter((r) => r.hard === r.expectedHard).length;
+      const reasons = bounces.filter((r) => !r.delayNotice);
+      const reason = reasons.filter((r) => r.reason === r.expectedReason).length;
+      out.push(
+        `| ${family} | ${files} | ${rs.length} | ${kindOk}/${rs.length} | ${bounces.length ? `${hard}/${bounces.length}` : '-'} | ${reasons.length ? `${reason}/${reasons.length}` : '-'} |`,
+      );
+    }
+    return out.join('\n') + '\n';
+  }
+
   function summary(): string {
     const f = figures();
     return [
       `bounce reports recognised: ${f.asBounce + f.delay}/${f.bf.length} (${pct(f.asBounce + f.delay, f.bf.length)} %: ${f.asBounce} as bounces, ${f.delay} delay-only reports as delivery notices)`,
       `hard/soft agreeing with sisimai: ${f.hardAgree}/${f.br.length} (${pct(f.hardAgree, f.br.length)} %)`,
       `reason agreeing with sisimai: ${f.reasonAgree}/${f.reasonRows.length} (${pct(f.reasonAgree, f.reasonRows.length)} %)`,
-      `per-file table: ${path.join(tmpdir(), 'mail-reading-corpus.tsv')}`,
+      `per-file table: ${path.join(tmpdir(), 'mail-reading-corpus.tsv')}; per family: ${path.join(tmpdir(), 'mail-reading-families.md')}`,
     ].join('\n');
   }
 

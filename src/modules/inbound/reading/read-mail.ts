@@ -76,6 +76,11 @@ function bodyText(mail: ParsedMail, raw: string): string {
 const isPart = (re: RegExp) => (a: ParsedMail['attachments'][number]) => re.test(a.contentType);
 const partText = (a: ParsedMail['attachments'][number]): string =>
   a.content.subarray(0, SCAN_LIMIT).toString('utf8');
+/** At most this many parts of one kind are read (a report has one or two; a forged one may have thousands). */
+const MAX_PARTS = 10;
+/** The bounded texts of the first parts whose type matches. */
+const partTexts = (mail: ParsedMail, re: RegExp): string[] =>
+  mail.attachments.filter(isPart(re)).slice(0, MAX_PARTS).map(partText);
 
 function view(mail: ParsedMail, raw: string): ReportView {
   const dsParts = mail.attachments
@@ -84,6 +89,7 @@ function view(mail: ParsedMail, raw: string): ReportView {
         /delivery-status/i.test(a.contentType) ||
         (/^text\/plain/i.test(a.contentType) && a.content.length < SCAN_LIMIT),
     )
+    .slice(0, MAX_PARTS)
     .map(partText);
   return {
     subject: mail.subject ?? '',
@@ -101,12 +107,16 @@ const DAEMON_SENDER =
   /(?:^|[\s<"(])(?:mailer[-_]?daemon|postmaster|poostmaster|post_master|mail[-._ ]?delivery[-._ ]?(?:system|subsystem|service)|mmsc|mdaemon|mail-?daemon)\b/i;
 const BOUNCE_SUBJECT =
   /undeliver|undelivered|delivery (?:status notification|failure|failed|has failed|problem|error|notification)|mail delivery failed|failure (?:notice|delivery)|failed delivery|delivery failure|returned mail|returning message|non[- ]?delivery|could not be delivered|couldn't be delivered|not (?:be )?delivered|mail system error|mail failed|message you sent blocked|could not send message|delayed mail|delivery delayed|error sending your mail|returned to sender|unzustellbar|non recapitabile|non remis|no se puede entregar|onbestelbaar|недоставленное|не доставлено|配信(?:エラー|不能)|送信エラー|エラー通知|rejected:|message blocked|loop alert|mail loop|loop detected/i;
+const PERSON_SUBJECT = /^\s*(?:re|aw|sv|vs|antw|r[eé]f|fwd?|wg|tr)\s*:/i;
 const BOUNCE_TEXT =
   /could not be delivered|couldn't be delivered|wasn't delivered|undeliverable|delivery (?:has )?failed|permanent (?:error|failure)|following address(?:es)? failed|failed permanently|unable to deliver|user unknown|mailbox (?:is )?full|no such user/i;
 const DELAY_SUBJECT =
   /\(delay\)|delayed|still being retried|could not send message for past|warning:.*(?:not (?:yet )?been delivered|delay)|delivery delayed/i;
 const DELAY_TEXT =
-  /has not (?:yet )?been delivered|not been able to deliver|will (?:continue|keep) (?:trying|to try|retrying)|will retry|is still trying|delivery is delayed|delivery (?:has been )?delayed|still being retried|temporary (?:problem|failure)/i;
+  /has not (?:yet )?been delivered|not been able to deliver|will (?:continue|keep) (?:trying|to try|retrying)|will retry|is still trying|delivery is delayed|delivery (?:has been )?delayed|still being retried|temporary (?:problem|failure)|warning message only|do not need to resend/i;
+/** Words of a final failure in a report's text: no delay notice says them. */
+const FINAL_BODY =
+  /permanent (?:error|failure|fatal)|failed permanently|given up|giving up|not going to try again|will not be (?:retried|delivered)|no further (?:attempts|retries)/i;
 const FINAL_TEXT =
   /permanent|failed permanently|could not be delivered|couldn't be delivered|wasn't delivered|undeliverable|given up|giving up|rejected|returning message/i;
 
@@ -129,15 +139,27 @@ function bounceSignal(mail: ParsedMail, raw: string, ses: SesNotification | null
   if (sesKind === 'bounce' || sesKind === 'delivery') return true;
   const from = headerText(mail, 'from') ?? '';
   if (DAEMON_SENDER.test(from) || from.trim() === '' || /^<>$/.test(from.trim())) return true;
+  // A report subject alone is not enough when a person answers a thread that has one ("Re: Undeliverable").
+  if (PERSON_SUBJECT.test(mail.subject ?? '')) return false;
   if (BOUNCE_SUBJECT.test(mail.subject ?? '')) return true;
   // A notice that says so in its first lines and returns the original as an attachment.
   return BOUNCE_TEXT.test(bounded(mail.text).slice(0, 3000)) && rfc822Texts(mail, raw).length > 0;
 }
 
-const OUT_OF_OFFICE =
-  /\b(?:out of (?:the )?office|ooo|automatic reply|auto[- ]?reply|autoreply|auto[- ]?response|auto[- ]?respond|on vacation|vacation reply|on leave|on holiday|away from (?:the |my )?(?:office|desk)|away until|abwesenheit|abwesenheitsnotiz|automatische antwort|nicht im b[üu]ro|urlaub|absence|absent|r[ée]ponse automatique|respuesta autom[áa]tica|fuera de la oficina|ausente|risposta automatica|fuori ufficio|automatisch antwoord|afwezig|resposta autom[áa]tica|autosvar|автоответ|автоматический ответ)\b|不在|自動返信|自動応答|自动回复|자동 응답/i;
+/** Subject words only an automatic answer uses, wherever they stand. */
+const AUTOMATIC_SUBJECT =
+  /\b(?:out of (?:the )?office|automatic reply|auto[- ]?reply|autoreply|auto[- ]?response|auto[- ]?respond|vacation reply|abwesenheitsnotiz|automatische antwort|r[ée]ponse automatique|respuesta autom[áa]tica|risposta automatica|automatisch antwoord|resposta autom[áa]tica|autosvar|автоответ|автоматический ответ)\b|自動返信|自動応答|自动回复|자동 응답/i;
+/**
+ * Words an absence notice starts with, but a person may write too ("Re: Absence management"): read
+ * as an auto-reply only when the subject is not a person's `Re:`/`Fwd:`.
+ */
+const ABSENCE_SUBJECT =
+  /\b(?:ooo|on vacation|on leave|on holiday|away from (?:the |my )?(?:office|desk)|away until|abwesenheit|abwesend|nicht im b[üu]ro|urlaub|absence|absent|fuera de la oficina|ausente|fuori ufficio|afwezig)\b|不在/i;
 
 export function isAutoReply(mail: ParsedMail): boolean {
+  // A read receipt (RFC 8098 disposition notification) is a machine's answer, not a person's.
+  if (contentType(mail).reportType === 'disposition-notification') return true;
+  if (mail.attachments.some(isPart(/disposition-notification/i))) return true;
   const auto = headerText(mail, 'auto-submitted');
   if (auto && auto.trim().toLowerCase() !== 'no') return true;
   for (const h of ['x-autoreply', 'x-autorespond', 'x-autoresponder', 'x-autogenerated', 'x-vacation']) {
@@ -146,21 +168,28 @@ export function isAutoReply(mail: ParsedMail): boolean {
   if (/^vacation$/i.test(headerText(mail, 'x-apple-action')?.trim() ?? '')) return true;
   const precedence = headerText(mail, 'precedence')?.trim().toLowerCase();
   if (precedence === 'auto_reply') return true;
-  return OUT_OF_OFFICE.test(mail.subject ?? '');
+  const subject = mail.subject ?? '';
+  return AUTOMATIC_SUBJECT.test(subject) || (!PERSON_SUBJECT.test(subject) && ABSENCE_SUBJECT.test(subject));
 }
 
 // ---- the quoted original ----
 
 /** Texts of attached originals (`message/rfc822`, `text/rfc822-headers`). */
 function rfc822Texts(mail: ParsedMail, raw: string): string[] {
-  const parts = mail.attachments.filter(isPart(/rfc822/i)).map(partText);
+  const parts = partTexts(mail, ORIGINAL_PART);
   // Inline message/rfc822 parts mailparser renders into the text: read them from the raw body.
-  const m = /^content-type:[ \t]*(?:message\/rfc822|text\/rfc822-headers)[^\n]*\n/im.exec(raw);
+  const m =
+    /^content-type:[ \t]*(?:message\/rfc822|text\/rfc822-headers|message\/global(?:-headers)?)[^\n]*\n/im.exec(
+      raw,
+    );
   if (m) parts.push(raw.slice(m.index + m[0].length));
   return parts;
 }
 
-const MESSAGE_ID_LINE = /^[ \t>]*message-id[ \t]*:[ \t]*(?:\r?\n[ \t]+)?(<[^>\s]{1,250}>)/gim;
+/** Parts that quote the original: RFC 822 messages or headers, and their RFC 6533 `global` forms. */
+const ORIGINAL_PART = /rfc822|^message\/global(?:-headers)?$/i;
+
+const MESSAGE_ID_LINE = /^[ \t>]*message-id[ \t]*:[ \t]*(?:\r?\n[ \t>]*[ \t])?(<[^>\s]{1,250}>)/gim;
 const SES_MESSAGE_ID = /"(?:name"\s*:\s*"message-id"\s*,\s*"value|messageId)"\s*:\s*"(<[^>"\s]{1,250}>)"/gi;
 
 /**
@@ -168,12 +197,21 @@ const SES_MESSAGE_ID = /"(?:name"\s*:\s*"message-id"\s*,\s*"value|messageId)"\s*
  * parts, text bodies, SES JSON. The report's own Message-ID and its own In-Reply-To/References are
  * not the original's (they are kept only when also quoted as the original's).
  */
-export function originalMessageIds(mail: ParsedMail, raw: string): string[] {
+export function originalMessageIds(
+  mail: ParsedMail,
+  raw: string,
+  ses: SesNotification | null = null,
+): string[] {
   const own = (mail.messageId ?? '').toLowerCase();
   const ids: string[] = [];
+  // SES quotes the original's headers in its JSON.
+  const sesId =
+    ses?.mail?.commonHeaders?.messageId ??
+    ses?.mail?.headers?.find((h) => h.name?.toLowerCase() === 'message-id')?.value;
+  if (sesId && /^<[^>\s]{1,250}>$/.test(sesId)) ids.push(sesId);
   const bodyStart = raw.search(/\r?\n\r?\n/);
   const sources = [
-    ...mail.attachments.filter(isPart(/rfc822/i)).map(partText),
+    ...partTexts(mail, ORIGINAL_PART),
     bounded(mail.text),
     bodyStart >= 0 ? raw.slice(bodyStart) : '',
   ];
@@ -211,7 +249,7 @@ const field = (text: string, name: string): string | null =>
   new RegExp(`^${name}[ \\t]*:[ \\t]*(.{1,500})$`, 'im').exec(text)?.[1]?.trim() ?? null;
 
 function readComplaint(mail: ParsedMail, raw: string, ses: SesNotification | null): MailReading {
-  const originalMessageIdList = originalMessageIds(mail, raw);
+  const originalMessageIdList = originalMessageIds(mail, raw, ses);
   if (ses?.complaint) {
     const c = ses.complaint;
     return {
@@ -221,11 +259,7 @@ function readComplaint(mail: ParsedMail, raw: string, ses: SesNotification | nul
       originalMessageIds: originalMessageIdList,
     };
   }
-  const reports = [
-    ...mail.attachments.filter(isPart(/feedback-report/i)).map(partText),
-    bounded(mail.text),
-    raw,
-  ];
+  const reports = [...partTexts(mail, /feedback-report/i), bounded(mail.text), raw];
   const originals = rfc822Texts(mail, raw);
   let feedbackType: string | null = null;
   let recipient: string | null = null;
@@ -259,13 +293,14 @@ function readReport(
   reportView: ReportView,
   ses: SesNotification | null,
 ): MailReading {
-  const originalIds = originalMessageIds(mail, raw);
+  const originalIds = originalMessageIds(mail, raw, ses);
   if (ses?.notificationType?.toLowerCase() === 'delivery')
     return { kind: 'delivery_notice', originalMessageIds: originalIds };
   const stated = readFailedRecipients(reportView, originalTo(mail, raw));
   const delayNotice =
     (DELAY_SUBJECT.test(reportView.subject) || DELAY_TEXT.test(reportView.text)) &&
-    !FINAL_TEXT.test(reportView.subject);
+    !FINAL_TEXT.test(reportView.subject) &&
+    !FINAL_BODY.test(reportView.text);
   const recipients = stated.map((r) => (r.action === null && delayNotice ? { ...r, action: 'delayed' } : r));
   const failing = recipients.filter((r) => !r.action || !SUCCESS.has(r.action));
   const failed = failing.filter((r) => r.action !== 'delayed');

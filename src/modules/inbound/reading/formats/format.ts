@@ -35,6 +35,9 @@ export const ADDRESS =
   /[A-Za-z0-9._%+'=&/!#$*?^`{|}~-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}\.){1,8}[A-Za-z]{2,24}/;
 const ADDRESS_G = new RegExp(ADDRESS.source, 'g');
 const ENHANCED = /(?<![\w.-])([245])\.(\d{1,3})\.(\d{1,3})(?!\.?\d)/;
+const REPLY_THEN_ENHANCED = /(?<![\w.#:/-])[245]\d\d[ -]['"]?([245])\.(\d{1,3})\.(\d{1,3})(?!\.?\d)/;
+/** `ERROR_CODE :421` (Zoho), `code: 550`: a reply code the text names as such. */
+const CODE_NAMED = /\bcode[ \t]*:[ \t]*([245][0-5]\d)\b/i;
 const SMTP_CODE = /(?<![\w.#:/-])([245][0-5]\d)(?=[\s:-]|$)/;
 
 export function firstAddress(s: string): string | null {
@@ -60,19 +63,23 @@ export function collapse(s: string | null | undefined): string | null {
 /** The enhanced status code (`5.1.1`) in a text, or null. `x.0.0` codes are kept (they say little). */
 export function enhancedStatus(s: string | null): string | null {
   if (!s) return null;
-  const m = ENHANCED.exec(s.slice(0, 4000));
+  const t = s.slice(0, 4000);
+  // The code the remote server gave right after its reply code (`550-'5.7.1`, `550 5.1.1`) is its
+  // own; a relay's summary before it (SES's `5.1.0 - Unknown address error 550-'5.7.1 ...'`) is not.
+  const m = REPLY_THEN_ENHANCED.exec(t) ?? ENHANCED.exec(t);
   return m ? `${m[1]}.${m[2]}.${m[3]}` : null;
 }
 
 /** The SMTP reply code (`550`) in a text, or null. */
 export function smtpCode(s: string | null): number | null {
   if (!s) return null;
-  const m = SMTP_CODE.exec(s.slice(0, 4000));
+  const t = s.slice(0, 4000);
+  const m = SMTP_CODE.exec(t) ?? CODE_NAMED.exec(t);
   return m ? Number(m[1]) : null;
 }
 
 const COMMAND_SAID =
-  /(?:in reply to (?:end of )?|after (?:end of )?|>>> ?|\[|smtp:|most progress was |command:? ?)(data|rcpt(?: to)?|mail(?: from)?|helo|ehlo|initial connection|connect|body|end of data)\b/i;
+  /(?:in reply to (?:end of )?|after (?:end of )?|>>> ?|\[|smtp:|most progress was |command:? ?)(data|rcpt(?:[ _]to)?|mail(?:[ _]from)?|helo|ehlo|initial connection|connect|body|end of data)\b/i;
 
 /** The SMTP command a diagnostic says the server answered, when it says. */
 export function smtpCommand(s: string | null): SmtpCommand | undefined {

@@ -32,7 +32,7 @@ export const LAST_RESORT: FormatReader = fallback;
  * the other server returned was:", Exchange's "Remote Server returned '...'", "Remote host said:").
  */
 const GLOBAL_MARKERS: readonly RegExp[] = [
-  /(?:error that the other server returned was|response from the remote server was|remote server responded with|remote server returned|remote host said|the server responded with|server replied|mail server said)\s*:?\s*(.*)$/i,
+  /(?:error that the other server returned was|response from the remote server was|^the response was|remote server responded with|remote server returned|remote host said|the server responded with|server replied|mail server said)\s*:?\s*(.*)$/i,
   /\bsaid:\s*(.*)$/i,
   /^\s*(?:<<<\s*)?([245]\d\d[ -](?:[245]\.\d{1,3}\.\d{1,3})?.*)$/,
   /((?<![\w.])[245]\d\d[ -][245]\.\d{1,3}\.\d{1,3}\b.*)$/,
@@ -128,20 +128,16 @@ export function readFailedRecipients(view: ReportView, originalTo: string | null
   const command = found.length === 1 && !found[0].command ? reportCommand(view.text) : undefined;
   if (command) found = [{ ...found[0], command }];
   // Without a code of its own, a recipient takes the report's one statement of the server's words;
-  // without any words, the report's own text.
-  return found.map((r) =>
-    hasCode(r) && r.diagnostic
-      ? r
-      : recipientFrom(
-          r.address,
-          [r.diagnostic, global ?? (r.diagnostic ? null : view.text)].filter(Boolean).join(' '),
-          {
-            action: r.action,
-            ...(r.status ? { status: r.status } : {}),
-            ...(r.smtpCode ? { smtpCode: r.smtpCode } : {}),
-            ...(r.hint ? { hint: r.hint } : {}),
-            ...withCommand(r.command),
-          },
-        ),
-  );
+  // without any words and any code, the report's own text.
+  return found.map((r) => {
+    if (hasCode(r) && r.diagnostic) return r;
+    const words = [r.diagnostic, global].filter(Boolean).join(' ') || (hasCode(r) ? '' : view.text);
+    return recipientFrom(r.address, words, {
+      action: r.action,
+      ...(r.status ? { status: r.status } : {}),
+      ...(r.smtpCode ? { smtpCode: r.smtpCode } : {}),
+      ...(r.hint ? { hint: r.hint } : {}),
+      ...withCommand(r.command),
+    });
+  });
 }

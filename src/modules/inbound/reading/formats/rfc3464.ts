@@ -20,6 +20,7 @@ import {
 type Fields = Map<string, string>;
 
 const FIELD = /^([A-Za-z][A-Za-z0-9-]{0,40})[ \t]*:[ \t]*(.*)$/;
+const HAS_FIELDS = /^(?:final|original)-recipient[ \t]*:/im;
 const RECIPIENT_FIELD = /^(?:final|original)-recipient$/;
 
 /** Per-recipient field blocks of a delivery-status text (unfolded, names lower-cased). */
@@ -64,8 +65,14 @@ function addressField(v: string | undefined): string | null {
 
 export function fromBlock(b: Fields): FailedRecipient | null {
   const address = addressField(b.get('final-recipient')) ?? addressField(b.get('original-recipient'));
-  const diagnostic = collapse((b.get('diagnostic-code') ?? '').replace(/^\s*[A-Za-z0-9-]{1,20}\s*;/, ''));
-  const status = enhancedStatus(b.get('status') ?? null) ?? enhancedStatus(diagnostic);
+  const code = b.get('diagnostic-code') ?? '';
+  // Without a Diagnostic-Code, the Status field's comment is the only words (`4.0.0 (host name lookup failure)`).
+  const comment = /\(([^)]{3,300})\)/.exec(b.get('status') ?? '')?.[1] ?? '';
+  const diagnostic = collapse(code.replace(/^\s*[A-Za-z0-9-]{1,20}\s*;/, '') || comment);
+  const stated = enhancedStatus(b.get('status') ?? null);
+  const said = enhancedStatus(diagnostic);
+  // A bare `x.0.0` Status says less than the remote server's own code of the same class.
+  const status = stated && said && /\.0\.0$/.test(stated) && said[0] === stated[0] ? said : (stated ?? said);
   const action =
     b
       .get('action')
@@ -85,6 +92,8 @@ export function fromBlock(b: Fields): FailedRecipient | null {
 
 export function readDeliveryStatus(texts: string[]): FailedRecipient[] {
   for (const t of texts) {
+    // A cheap test first: most texts of a non-standard report have no fields at all.
+    if (!HAS_FIELDS.test(t)) continue;
     const found = recipientBlocks(t)
       .map(fromBlock)
       .filter((r): r is FailedRecipient => r !== null);
