@@ -15,6 +15,7 @@ import { simpleParser } from 'mailparser';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { resetConfig } from '../src/config/app-config.js';
+import { DELIBERATE_HARD_SOFT } from '../src/modules/inbound/reading/fixtures/sisimai-disagreements.js';
 import { readMail } from '../src/modules/inbound/reading/read-mail.js';
 import { bootApp, createTenant, type TestTenant } from './helpers/app.js';
 import { seedCampaign, seedContact, type SeededCampaign } from './helpers/mail-servers.js';
@@ -130,7 +131,7 @@ describe('reading real mail through the inbound route', () => {
   let seq = 0;
 
   /** A thread of `inboxIndex`'s inbox with one outbound message to `email`, recorded as sent. */
-  async function sent(email: string, inboxIndex: number, enrollment = true) {
+  async function sent(email: string, inboxIndex: number, enrollment = true, id?: string) {
     seq += 1;
     const existing = await one<{ id: number } | undefined>(
       'SELECT id FROM contacts WHERE workspace_id = $1 AND email = $2',
@@ -154,7 +155,7 @@ describe('reading real mail through the inbound route', () => {
        VALUES ($1, $2, $3, $4, $5, 'Hello', 1, now()) RETURNING id`,
       [t.workspaceId, inboxId, contactId, enrollmentId, c.campaignId],
     )) as Array<{ id: number }>;
-    const messageId = `<sent-${seq}-${Math.random().toString(36).slice(2)}@ours.example>`;
+    const messageId = id ?? `<sent-${seq}-${Math.random().toString(36).slice(2)}@ours.example>`;
     const [message] = (await q(
       `INSERT INTO messages (workspace_id, thread_id, enrollment_id, direction, kind, from_address, to_address,
          subject, body, message_id, status, sent_at, step_position, variant)
@@ -203,6 +204,9 @@ describe('reading real mail through the inbound route', () => {
     let recognised = 0;
     let hardAgrees = 0;
     let reasonAgrees = 0;
+    let reasonRows = 0;
+    let deliberateCount = 0;
+    const notRecorded: string[] = [];
     const misread: string[] = [];
     const complaintsWrong: string[] = [];
     const autoWrong: string[] = [];
@@ -215,16 +219,32 @@ describe('reading real mail through the inbound route', () => {
       if (e.reason === 'delivered') continue;
       const inboxIndex = i++ % c.inboxIds.length;
       const ids = reading.kind === 'bounce' || reading.kind === 'complaint' ? reading.originalMessageIds : [];
+      // The quoted original's Message-ID becomes the one the service used (bare or bracketed, as quoted).
+      let text = raw.toString('latin1');
+      const ourId = `<sent-for-${i}@ours.example>`;
+      let quoted = false;
+      for (const id of ids) {
+        if (text.includes(id)) quoted = true;
+        text = text.split(id).join(ourId);
+        const bare = id.slice(1, -1);
+        if (text.includes(bare)) quoted = true;
+        text = text.split(bare).join(ourId.slice(1, -1));
+      }
       // Matched by Message-ID where one is quoted (an address of its own, so earlier samples' effects
       // on a shared anonymised address cannot blur this one's), else by the failed recipient.
       const address =
-        (ids.length === 0 && reading.kind === 'bounce' ? reading.recipients[0]?.address : null) ??
-        (ids.length === 0 && reading.kind === 'complaint' ? reading.recipient : null) ??
+        (!quoted && reading.kind === 'bounce' ? reading.recipients[0]?.address : null) ??
+        (!quoted && reading.kind === 'complaint' ? reading.recipient : null) ??
         `sample-${i}@corpus.example`;
-      const mine = await sent(address.toLowerCase(), inboxIndex);
-      // The quoted original's Message-ID becomes the one the service used.
-      let text = raw.toString('latin1');
-      for (const id of ids) text = text.split(id).join(mine.messageId);
+      const mine = await sent(address.toLowerCase(), inboxIndex, true, ourId);
+      // Distinct reports have distinct Message-IDs (some samples of one family share theirs, and a
+      // mail seen twice is recorded once): the report's own header gets one of its own.
+      const headerEnd = text.search(/\r?\n\r?\n/);
+      text =
+        text
+          .slice(0, headerEnd)
+          .replace(/^Message-ID:[^\n]*(\n[ \t][^\n]*)*/im, `Message-ID: <report-${i}@corpus.example>`) +
+        text.slice(headerEnd);
       const res = await post(inboxIndex, Buffer.from(text, 'latin1'));
       expect([202, 200]).toContain(res.status);
       const data = res.body.data as {
@@ -245,21 +265,35 @@ describe('reading real mail through the inbound route', () => {
       bounces += 1;
       if (data.read_as === 'reply' || data.read_as === 'auto_reply')
         misread.push(`${e.file}: ${data.read_as}`);
-      if (data.status !== 'recorded' || !data.bounce) continue;
+      const deliberate = DELIBERATE_HARD_SOFT.has(`${e.file}#1`);
+      if (deliberate) deliberateCount += 1;
+      if (data.read_as === 'delivery_notice') {
+        // A report of delays only: not a failure (§18), nothing recorded; sisimai calls it soft.
+        recognised += 1;
+        if (!e.hard) hardAgrees += 1;
+        continue;
+      }
+      if (data.status !== 'recorded' || !data.bounce) {
+        notRecorded.push(`${e.file}: ${data.read_as} ${data.status}`);
+        continue;
+      }
       recognised += 1;
-      if (data.bounce.hard === e.hard) hardAgrees += 1;
+      reasonRows += 1;
+      if (data.bounce.hard === e.hard || deliberate) hardAgrees += 1;
       if (data.bounce.reason === (REASON_NAMES[e.reason] ?? e.reason)) reasonAgrees += 1;
     }
-    const pct = (n: number) => Math.round((n / bounces) * 1000) / 10;
+    const pct = (n: number, of = bounces) => Math.round((n / of) * 1000) / 10;
     console.log(
-      `corpus through the route: ${bounces} bounces, recognised and recorded ${pct(recognised)} %, hard/soft ${pct(hardAgrees)} %, reason ${pct(reasonAgrees)} %`,
+      `corpus through the route: ${bounces} bounces, recognised ${pct(recognised)} %, hard/soft ${pct(hardAgrees)} % (${deliberateCount} deliberate disagreements counted as agreeing), reason ${pct(reasonAgrees, reasonRows)} %`,
     );
+    if (notRecorded.length) console.log(`bounces not recorded:\n${notRecorded.join('\n')}`);
     expect(misread).toEqual([]);
     expect(complaintsWrong).toEqual([]);
     expect(autoWrong).toEqual([]);
     expect(recognised / bounces).toBeGreaterThanOrEqual(0.97);
     expect(hardAgrees / bounces).toBeGreaterThanOrEqual(0.97);
-    expect(reasonAgrees / bounces).toBeGreaterThanOrEqual(0.9);
+    expect(deliberateCount).toBeLessThanOrEqual(DELIBERATE_HARD_SOFT.size);
+    expect(reasonAgrees / reasonRows).toBeGreaterThanOrEqual(0.9);
   }, 300_000);
 
   it('a report that quotes no Message-ID is matched by its failed recipient; a second report about the message changes nothing', async () => {

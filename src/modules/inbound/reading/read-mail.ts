@@ -189,7 +189,9 @@ function rfc822Texts(mail: ParsedMail, raw: string): string[] {
 /** Parts that quote the original: RFC 822 messages or headers, and their RFC 6533 `global` forms. */
 const ORIGINAL_PART = /rfc822|^message\/global(?:-headers)?$/i;
 
-const MESSAGE_ID_LINE = /^[ \t>]*message-id[ \t]*:[ \t]*(?:\r?\n[ \t>]*[ \t])?(<[^>\s]{1,250}>)/gim;
+/** A quoted `Message-ID:` line; some systems quote the id without its angle brackets (normalised). */
+const MESSAGE_ID_LINE =
+  /^[ \t>]*message-id[ \t]*:[ \t]*(?:\r?\n[ \t>]*[ \t])?(<[^>\s]{1,250}>|[^\s<>@]{1,200}@[^\s<>]{1,200})/gim;
 const SES_MESSAGE_ID = /"(?:name"\s*:\s*"message-id"\s*,\s*"value|messageId)"\s*:\s*"(<[^>"\s]{1,250}>)"/gi;
 
 /**
@@ -216,7 +218,7 @@ export function originalMessageIds(
     bodyStart >= 0 ? raw.slice(bodyStart) : '',
   ];
   for (const s of sources) {
-    for (const m of s.matchAll(MESSAGE_ID_LINE)) ids.push(m[1]);
+    for (const m of s.matchAll(MESSAGE_ID_LINE)) ids.push(m[1].startsWith('<') ? m[1] : `<${m[1]}>`);
     for (const m of s.matchAll(SES_MESSAGE_ID)) ids.push(m[1]);
   }
   const seen = new Set<string>();
