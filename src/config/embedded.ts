@@ -9,6 +9,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { createServer } from 'node:net';
 import { arch, platform } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { createDatabaseIfMissing } from '../database/create-database.js';
 
 export interface EmbeddedHandles {
   /** Stops what this process started (Redis, then PostgreSQL) and waits for it. */
@@ -179,7 +180,7 @@ async function startPostgres(dir: string): Promise<{ url: string } & Stoppable> 
     });
   }
   const postmaster = Number(readFileSync(join(pgDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
-  await createDatabase(`postgres://postgres:postgres@127.0.0.1:${port}/postgres`, 'outreach');
+  await createDatabaseIfMissing(`postgres://postgres:postgres@127.0.0.1:${port}/postgres`, 'outreach');
   // SIGINT: PostgreSQL's fast shutdown (running statements end, a checkpoint is written).
   return { url, ...signalled(postmaster, 'SIGINT') };
 }
@@ -188,18 +189,6 @@ function postgresUserIds(): { uid: number; gid: number } {
   const id = (flag: string): number =>
     Number(spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' }).stdout);
   return { uid: id('-u'), gid: id('-g') };
-}
-
-async function createDatabase(adminUrl: string, name: string): Promise<void> {
-  const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-    if (!exists.rowCount) await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`);
-  } finally {
-    await client.end();
-  }
 }
 
 /** True when an embedded server started by another process (server or CLI) already answers. */
