@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Mail reading benchmark (not a test): every sample of ../shared/corpus/mail/sisimai/ parsed with
+ * Mail reading benchmark (not a test): every sample of test/fixtures/mail/sisimai/ parsed with
  * mailparser's simpleParser and read with readMail, both timed per mail in the same run (p50/p99 of
  * each, BENCH_ROUNDS rounds after a warm-up round; each round parses all, then reads all), and the heap growth while reading a synthesized
  * 10 MB report (a DSN with a 10 MB original attached) parsed once and read BENCH_BIG_READS times.
@@ -23,12 +23,12 @@ import { root } from './lib.mjs';
 setFlagsFromString('--expose-gc');
 const gc = globalThis.gc ?? runInNewContext('gc');
 
-const { readMail } = await import(join(root, 'dist/modules/inbound/reading/read-mail.js'));
+const { readMail } = await import(join(root, 'dist/modules/mail-reading/read-mail.js'));
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
 const BIG_READS = Math.max(1, Number(process.env.BENCH_BIG_READS ?? 20));
 const log = (...a) => console.error('[bench:mail-reading]', ...a);
 
-const dir = resolve(root, '..', 'shared', 'corpus', 'mail', 'sisimai');
+const dir = resolve(root, 'test', 'fixtures', 'mail', 'sisimai');
 const files = readdirSync(dir)
   .filter((f) => f.endsWith('.eml'))
   .sort();

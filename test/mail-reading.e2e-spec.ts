@@ -15,12 +15,12 @@ import { simpleParser } from 'mailparser';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { resetConfig } from '../src/config/app-config.js';
-import { DELIBERATE_HARD_SOFT } from '../src/modules/inbound/reading/fixtures/sisimai-disagreements.js';
-import { readMail } from '../src/modules/inbound/reading/read-mail.js';
+import { DELIBERATE_HARD_SOFT } from '../src/modules/mail-reading/fixtures/sisimai-disagreements.js';
+import { readMail } from '../src/modules/mail-reading/read-mail.js';
 import { bootApp, createTenant, type TestTenant } from './helpers/app.js';
 import { seedCampaign, seedContact, type SeededCampaign } from './helpers/mail-servers.js';
 
-const CORPUS = resolve(process.cwd(), '..', 'shared', 'corpus', 'mail');
+const CORPUS = resolve(process.cwd(), 'test', 'fixtures', 'mail');
 const SAMPLES = join(CORPUS, 'sisimai');
 
 /** sisimai's reason names → the service's (CONTRACT §18). */

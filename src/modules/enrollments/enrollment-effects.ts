@@ -10,8 +10,8 @@ import { MessageMarksRepository } from '../threads/threads.repository.js';
 import type { StopReason } from './enrollment-state.js';
 import { recordEvent } from '../events/outbox.js';
 import { addSuppression, suppressAddress } from '../suppressions/suppression-store.js';
-import type { BounceView } from '../inbound/reading/bounce.view.js';
-import { RECIPIENT_SOFT_REASONS, SENDER_SIDE_REASONS } from '../inbound/reading/types.js';
+import type { BounceView } from '../mail-reading/bounce.view.js';
+import { RECIPIENT_SOFT_REASONS, SENDER_SIDE_REASONS } from '../mail-reading/types.js';
 import { EnrollmentTransitionsRepository } from './enrollments.repository.js';
 
 const transitions = new EnrollmentTransitionsRepository();

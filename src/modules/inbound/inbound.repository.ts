@@ -7,7 +7,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { rows } from '../../database/query-rows.js';
-import type { BounceView } from './reading/bounce.view.js';
+import type { BounceView } from '../mail-reading/bounce.view.js';
 import type { StopOnReplyScope } from '../campaigns/entities/campaign.entity.js';
 import { Inbox } from '../inboxes/entities/inbox.entity.js';
 import { Message, type MessageKind } from '../threads/entities/message.entity.js';

@@ -23,10 +23,10 @@ import { bumpMetric, bumpStepMetric } from '../analytics/metrics.js';
 import { recordEvent } from '../events/outbox.js';
 import type { Inbox } from '../inboxes/entities/inbox.entity.js';
 import type { MessageKind } from '../threads/entities/message.entity.js';
-import { referencedMessageIds } from './reading/references.js';
-import { readMail } from './reading/read-mail.js';
-import type { BounceVerdict, MailReading } from './reading/types.js';
-import { toBounceView, type BounceView } from './reading/bounce.view.js';
+import { referencedMessageIds } from '../mail-reading/references.js';
+import { readMail } from '../mail-reading/read-mail.js';
+import type { BounceVerdict, MailReading } from '../mail-reading/types.js';
+import { toBounceView, type BounceView } from '../mail-reading/bounce.view.js';
 import {
   recordBounce,
   recordComplaint,

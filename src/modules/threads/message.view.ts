@@ -1,7 +1,7 @@
 /**
  * A message as the API shows it; events (`message.sent`, `email.replied`) carry the same representation.
  */
-import type { BounceView } from '../inbound/reading/bounce.view.js';
+import type { BounceView } from '../mail-reading/bounce.view.js';
 import type { Message } from './entities/message.entity.js';
 
 const iso = (d: Date | null): string | null => d?.toISOString() ?? null;

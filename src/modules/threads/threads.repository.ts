@@ -1,5 +1,5 @@
 import { rows } from '../../database/query-rows.js';
-import type { BounceView } from '../inbound/reading/bounce.view.js';
+import type { BounceView } from '../mail-reading/bounce.view.js';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { EntityManager, Repository } from 'typeorm';

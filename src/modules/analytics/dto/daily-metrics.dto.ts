@@ -3,7 +3,7 @@ import { IsOptional } from 'class-validator';
 import { QueryIdFilter } from '../../../common/http/id-params.js';
 import { Check } from '../../../common/http/check.js';
 import { PageQueryDto } from '../../../common/http/pagination.js';
-import { isRealDate } from '../../contacts/contact-fields.js';
+import { isRealDate } from '../../../common/time/dates.js';
 
 const DAY_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 

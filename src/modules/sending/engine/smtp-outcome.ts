@@ -8,8 +8,8 @@
  * replies carry `responseCode`; nodemailer tags a reply to the end of DATA with code EMESSAGE, and a
  * refused DATA command with code EENVELOPE and command 'DATA'.
  */
-import { MAX_DIAGNOSTIC_CHARS, toBounceView, type BounceView } from '../../inbound/reading/bounce.view.js';
-import { decideReason } from '../../inbound/reading/reason.js';
+import { MAX_DIAGNOSTIC_CHARS, toBounceView, type BounceView } from '../../mail-reading/bounce.view.js';
+import { decideReason } from '../../mail-reading/reason.js';
 
 /** The fields of a nodemailer error this looks at. */
 export interface SmtpError {

@@ -1,5 +1,5 @@
-import { BOUNCE_REASONS } from '../../inbound/reading/types.js';
-import type { BounceView } from '../../inbound/reading/bounce.view.js';
+import { BOUNCE_REASONS } from '../../mail-reading/types.js';
+import type { BounceView } from '../../mail-reading/bounce.view.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsUUID } from 'class-validator';
 import { PageQueryDto } from '../../../common/http/pagination.js';

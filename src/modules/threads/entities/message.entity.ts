@@ -1,6 +1,6 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { CreatedAt, Timestamp } from '../../../database/columns.js';
-import type { BounceView } from '../../inbound/reading/bounce.view.js';
+import type { BounceView } from '../../mail-reading/bounce.view.js';
 
 export type MessageDirection = 'outbound' | 'inbound';
 /**
