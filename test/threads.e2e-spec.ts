@@ -154,6 +154,7 @@ describe('threads and messages (read routes)', () => {
       step_position: 1,
       variant: 'B',
       error: null,
+      bounce: null,
       created_at: s.messages[0].createdAt.toISOString(),
     });
     expect(reply).toMatchObject({

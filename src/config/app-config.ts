@@ -57,6 +57,11 @@ export interface AppConfig {
   /** METRICS_TOKEN: when set, GET /metrics requires `Authorization: Bearer <token>` (401 otherwise). */
   metricsToken: string;
   /**
+   * METRICS_PUBLIC=true (exactly): GET /metrics answers without a token when METRICS_TOKEN is unset.
+   * Otherwise a process without METRICS_TOKEN answers every scrape 401: closed unless opened.
+   */
+  metricsPublic: boolean;
+  /**
    * METRICS_PORT: the worker role's own listener for GET /metrics (and /health/live), which has no
    * HTTP server otherwise; 0 or unset = none. Processes with the API serve /metrics on PORT.
    */
@@ -180,6 +185,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     idempotencyLeaseSeconds: intVar(env, 'IDEMPOTENCY_LEASE_SECONDS', 60, 1, 60),
     eventRetentionDays: intVar(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
     metricsToken: env.METRICS_TOKEN ?? '',
+    metricsPublic: env.METRICS_PUBLIC === 'true',
     metricsPort: intVar(env, 'METRICS_PORT', 0, 0, 65535),
     metricsWorkspaceLabels: env.METRICS_WORKSPACE_LABELS === 'true',
     shutdownTimeoutSeconds: intVar(env, 'SHUTDOWN_TIMEOUT_SECONDS', 25, 1, 600),

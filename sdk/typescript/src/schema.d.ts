@@ -397,7 +397,7 @@ export interface paths {
         put?: never;
         /**
          * Deliver one raw RFC 5322 message (replies, auto-replies, DSN bounces, ARF complaints) for an inbox
-         * @description For MTA pipes. The bearer token is the inbox's inbound secret (from inbox:connect), not an API key.
+         * @description For MTA pipes. The bearer token is the inbox's inbound secret (from inbox:connect), not an API key. The mail is read as a bounce in any common format (RFC 3464 and the plain-text forms of qmail, Exim, Postfix, Sendmail, Exchange, Gmail, Yahoo, Amazon SES, ...), a complaint in any wrapping, a delivery notice, an auto-reply or a person's reply (`read_as`), and matched to the sent message it is about by a quoted Message-ID or, for a report without one, by its failed recipient against this inbox's sends of the last 30 days. One sent message bounces at most once.
          */
         post: operations["v1.inbound.receive"];
         delete?: never;
@@ -927,7 +927,7 @@ export interface paths {
         put?: never;
         /**
          * Queue a delivery again with a fresh set of attempts
-         * @description Queue a delivery again with a fresh set of attempts.
+         * @description A delivery whose event was removed by retention (older than the event retention period) cannot be sent again: 409 `conflict`.
          *
          *     Requires an API key with scope `webhooks:manage`.
          *
@@ -1060,6 +1060,28 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        BounceResponseDto: {
+            /** @description The receiving server's diagnostic text, at most 1,000 characters */
+            diagnostic: string | null;
+            /** @description True only for the address-level reasons: the address is suppressed `bounced` */
+            hard: boolean;
+            /**
+             * @description Why delivery failed, in a closed set (sisimai's taxonomy): `user_unknown`, `host_unknown`, `has_moved` and `not_accept` are hard (the address cannot receive mail); recipient-side soft reasons (`mailbox_full`, `suspended`, `exceed_limit`, `system_full`, `expired`) suppress after three in 30 days; sender-side reasons (`blocked`, `spam_detected`, `policy_violation`, `security_error`, `auth_failure`, `bad_reputation`, `require_ptr`, `rejected`, `filtered`, `content_error`, `no_relaying`, `speeding`) are recorded on the inbox, never against the contact
+             * @example user_unknown
+             * @enum {string}
+             */
+            reason: "user_unknown" | "host_unknown" | "has_moved" | "not_accept" | "mailbox_full" | "suspended" | "exceed_limit" | "message_too_big" | "expired" | "system_error" | "system_full" | "network_error" | "too_many_connections" | "blocked" | "spam_detected" | "policy_violation" | "security_error" | "auth_failure" | "bad_reputation" | "require_ptr" | "rejected" | "filtered" | "content_error" | "virus_detected" | "syntax_error" | "not_compliant_rfc" | "speeding" | "no_relaying" | "mailer_error" | "on_hold" | "undefined";
+            /**
+             * @description SMTP reply code
+             * @example 550
+             */
+            smtp_code: number | null;
+            /**
+             * @description Enhanced status code (RFC 3463)
+             * @example 5.1.1
+             */
+            status: string | null;
+        };
         CampaignResponseDto: {
             /** Format: date-time */
             activated_at: string | null;
@@ -1294,7 +1316,7 @@ export interface components {
         DailyMetricResponseDto: {
             /** @description Auto-replies (out of office and similar) */
             auto_replied: number;
-            /** @description Hard bounces */
+            /** @description Hard bounces (the address cannot receive mail: user_unknown, host_unknown, has_moved, not_accept) */
             bounced: number;
             /** Format: int64 */
             campaign_id: number;
@@ -1313,6 +1335,8 @@ export interface components {
             replied: number;
             /** @description Messages sent */
             sent: number;
+            /** @description Soft bounces (every other reason: mailbox full, blocked by policy, ...), not counted in `bounced` */
+            soft_bounced: number;
             /** @description Unsubscribes, on the campaign of the message they came from */
             unsubscribed: number;
         };
@@ -1373,10 +1397,10 @@ export interface components {
                 [key: string]: string;
             };
             /**
-             * @description Trimmed and lower-cased. The schema describes a row that is imported: a row without a valid email, or with a field not listed here, is not imported but counted in error_count and listed in errors (the import itself is accepted, 202)
+             * @description Needed for the row to be imported; trimmed and lower-cased. A row without a valid email, or with a field not listed here, is accepted with the request (202) but not imported: it is counted in error_count and listed in errors with its row number
              * @example ada@example.com
              */
-            email: string;
+            email?: string;
             first_name?: string | null;
             last_name?: string | null;
             phone?: string | null;
@@ -1526,6 +1550,8 @@ export interface components {
             body: string | null;
             /** Format: date-time */
             body_purged_at: string | null;
+            /** @description The bounce verdict (reason, hard, status, smtp_code, diagnostic): on a sent message that bounced, and on the delivery-failure report (kind `bounce`) itself; null otherwise */
+            bounce: components["schemas"]["BounceResponseDto"] | null;
             /** Format: date-time */
             created_at: string;
             /** @enum {string} */
@@ -1548,10 +1574,10 @@ export interface components {
             /** Format: date-time */
             sent_at: string | null;
             /**
-             * @description `sending`: recorded for sending, outcome not confirmed yet. `failed`: refused for good (hard bounce) or outcome unknown (see `error`)
+             * @description `sending`: recorded for sending, outcome not confirmed yet. `bounced`: sent, then a delivery-failure report about it was received (see `bounce`). `failed`: refused by the server when sent (see `error` and `bounce`) or outcome unknown (see `error`)
              * @enum {string}
              */
-            status: "sending" | "sent" | "failed" | "received";
+            status: "sending" | "sent" | "bounced" | "failed" | "received";
             /** @description Sequence step of an outbound message */
             step_position: number | null;
             subject: string | null;
@@ -1677,6 +1703,11 @@ export interface components {
              * @example 500
              */
             sent: number;
+            /**
+             * @description Soft bounces of messages with this step and variant
+             * @example 2
+             */
+            soft_bounced: number;
             /**
              * @description Sequence step; null for facts whose thread had no message sent by a step
              * @example 1
@@ -1847,7 +1878,7 @@ export interface components {
              * @description What went wrong in the last attempt, null after a success
              * @enum {string|null}
              */
-            last_error_class: "http_status" | "redirect" | "timeout" | "oversized_response" | "connection" | "tls" | "blocked_target" | "internal" | null;
+            last_error_class: "http_status" | "redirect" | "timeout" | "oversized_response" | "connection" | "tls" | "blocked_target" | "internal" | "event_expired" | null;
             /** @description First 200 characters of the last response */
             last_response_excerpt: string | null;
             last_status_code: number | null;
@@ -1990,6 +2021,7 @@ export interface operations {
                      *           "replied": 0,
                      *           "auto_replied": 0,
                      *           "bounced": 0,
+                     *           "soft_bounced": 0,
                      *           "complained": 0,
                      *           "unsubscribed": 0,
                      *           "enrolled": 0,
@@ -2217,6 +2249,7 @@ export interface operations {
                      *           "sent": 500,
                      *           "replied": 12,
                      *           "bounced": 3,
+                     *           "soft_bounced": 2,
                      *           "unsubscribed": 1
                      *         }
                      *       ],
@@ -6888,6 +6921,7 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "status": "recorded",
+                     *         "read_as": "reply",
                      *         "kind": "reply",
                      *         "classification": "reply",
                      *         "message_id": 1842
@@ -6896,7 +6930,9 @@ export interface operations {
                      */
                     "application/json": {
                         data: {
-                            /** @description recorded: how the message was recognised */
+                            /** @description recorded bounce: its verdict (reason, hard, status, smtp_code, diagnostic) */
+                            bounce?: components["schemas"]["BounceResponseDto"];
+                            /** @description recorded: `reply`, `auto_reply`, `hard_bounce`, `soft_bounce`, `complaint` or `not_spam` (a `Feedback-Type: not-spam` report, which suppresses nothing) */
                             classification?: string;
                             /** @description recorded: reply, auto_reply, bounce or complaint */
                             kind?: string;
@@ -6905,6 +6941,11 @@ export interface operations {
                              * @description recorded or duplicate
                              */
                             message_id?: number;
+                            /**
+                             * @description What the mail was read as (a `delivery_notice` reports a delivery or a delay: it is not recorded)
+                             * @enum {string}
+                             */
+                            read_as?: "reply" | "auto_reply" | "bounce" | "complaint" | "delivery_notice" | "unparseable";
                             /** @description ignored: why nothing was recorded */
                             reason?: string;
                             /** @enum {string} */
@@ -8543,6 +8584,13 @@ export interface operations {
                      *         "step_position": 0,
                      *         "variant": "B",
                      *         "error": "string",
+                     *         "bounce": {
+                     *           "reason": "user_unknown",
+                     *           "hard": true,
+                     *           "status": "5.1.1",
+                     *           "smtp_code": 550,
+                     *           "diagnostic": "string"
+                     *         },
                      *         "created_at": "2019-08-24T14:15:22Z"
                      *       }
                      *     }
@@ -12038,6 +12086,13 @@ export interface operations {
                      *           "step_position": 0,
                      *           "variant": "B",
                      *           "error": "string",
+                     *           "bounce": {
+                     *             "reason": "user_unknown",
+                     *             "hard": true,
+                     *             "status": "5.1.1",
+                     *             "smtp_code": 550,
+                     *             "diagnostic": "string"
+                     *           },
                      *           "created_at": "2019-08-24T14:15:22Z"
                      *         }
                      *       ],
@@ -12304,6 +12359,7 @@ export interface operations {
                      *         "step_position": null,
                      *         "variant": null,
                      *         "error": null,
+                     *         "bounce": null,
                      *         "created_at": "2026-11-24T10:15:02.118Z"
                      *       }
                      *     }
@@ -12343,6 +12399,7 @@ export interface operations {
                      *         "step_position": null,
                      *         "variant": null,
                      *         "error": "outcome unknown: the reply was handed to the SMTP server but no final reply came (ETIMEDOUT: Timeout); it will not be resent. Check with the recipient before writing again.",
+                     *         "bounce": null,
                      *         "created_at": "2026-11-24T10:15:02.118Z"
                      *       }
                      *     }
@@ -14136,7 +14193,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description conflict, or idempotency_key_in_use: a request with this Idempotency-Key is still running */
+            /** @description Conflicts with the current state */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];

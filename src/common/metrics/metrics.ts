@@ -40,7 +40,7 @@ export function buildMetrics(registry: Registry, options: MetricsOptions) {
     }),
     sends: new Counter({
       name: 'outreach_sends_total',
-      help: 'Recorded sequence steps handed to the send path, by outcome (sent, bounced, failed = outcome unknown, deferred, skipped)',
+      help: 'Messages handed to the send path (sequence steps and manual replies), by outcome (sent, bounced, failed = outcome unknown, deferred, skipped)',
       labelNames: ws(['outcome']),
       registers,
     }),
@@ -81,6 +81,11 @@ export function buildMetrics(registry: Registry, options: MetricsOptions) {
       name: 'outreach_queue_jobs',
       help: 'Bull queue depth, by queue and state (waiting, active, delayed, failed)',
       labelNames: ['queue', 'state'],
+      registers,
+    }),
+    gaugeReads: new Counter({
+      name: 'outreach_metrics_gauge_reads_total',
+      help: 'Times a scrape read the gauges from PostgreSQL and Redis (at most once a second, however many scrapes)',
       registers,
     }),
   };

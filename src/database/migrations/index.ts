@@ -16,6 +16,8 @@ import { ListFilterIndexes1799300000000 } from './1799300000000-ListFilterIndexe
 import { Conversations1799400000000 } from './1799400000000-Conversations.js';
 import { CampaignFeatures1799500000000 } from './1799500000000-CampaignFeatures.js';
 import { ManualReplySweep1799600000000 } from './1799600000000-ManualReplySweep.js';
+import { CanonicalContactTimezones1799700000000 } from './1799700000000-CanonicalContactTimezones.js';
+import { MailReading1799800000000 } from './1799800000000-MailReading.js';
 import { InboxConnections1799927000000 } from './1799927000000-InboxConnections.js';
 
 export const MIGRATIONS: Array<new () => object> = [
@@ -33,5 +35,7 @@ export const MIGRATIONS: Array<new () => object> = [
   Conversations1799400000000,
   CampaignFeatures1799500000000,
   ManualReplySweep1799600000000,
+  CanonicalContactTimezones1799700000000,
+  MailReading1799800000000,
   InboxConnections1799927000000,
 ];

@@ -29,13 +29,22 @@ export class DailyMetricsRepository extends TenantRepository<DailyMetric> {
 }
 
 export type MetricName =
-  'sent' | 'replied' | 'auto_replied' | 'bounced' | 'complained' | 'unsubscribed' | 'enrolled' | 'completed';
+  | 'sent'
+  | 'replied'
+  | 'auto_replied'
+  | 'bounced'
+  | 'soft_bounced'
+  | 'complained'
+  | 'unsubscribed'
+  | 'enrolled'
+  | 'completed';
 
 const COLUMNS: Record<MetricName, string> = {
   sent: 'sent',
   replied: 'replied',
   auto_replied: 'auto_replied',
   bounced: 'bounced',
+  soft_bounced: 'soft_bounced',
   complained: 'complained',
   unsubscribed: 'unsubscribed',
   enrolled: 'enrolled',
@@ -67,12 +76,15 @@ export class DailyMetricCountersRepository {
 }
 
 /** What `step_metrics` counts (the daily counters of the same facts). */
-export type StepMetricName = 'sent' | 'replied' | 'bounced' | 'unsubscribed';
+export type StepMetricName = 'sent' | 'replied' | 'bounced' | 'soft_bounced' | 'unsubscribed';
+/** What the send path counts in batches (bumpManyAcrossWorkspaces). */
+type BatchedStepMetricName = Exclude<StepMetricName, 'soft_bounced'>;
 
 const STEP_COLUMNS: Record<StepMetricName, string> = {
   sent: 'sent',
   replied: 'replied',
   bounced: 'bounced',
+  soft_bounced: 'soft_bounced',
   unsubscribed: 'unsubscribed',
 };
 
@@ -85,7 +97,7 @@ export interface StepMetricBump {
   campaignId: number;
   stepPosition: number;
   variant: string;
-  metric: StepMetricName;
+  metric: BatchedStepMetricName;
   by: number;
   at: Date;
 }
@@ -98,6 +110,7 @@ export interface StepMetricRow {
   sent: number;
   replied: number;
   bounced: number;
+  soft_bounced: number;
   unsubscribed: number;
 }
 
@@ -114,7 +127,7 @@ export class StepMetricCountersRepository {
    */
   async bumpManyAcrossWorkspaces(bumps: StepMetricBump[], manager: EntityManager): Promise<void> {
     // One input row per counter row (a row may not be updated twice by one statement), in key order.
-    type Row = { b: StepMetricBump; day: string; by: Record<StepMetricName, number> };
+    type Row = { b: StepMetricBump; day: string; by: Record<BatchedStepMetricName, number> };
     const merged = new Map<string, Row>();
     for (const b of bumps) {
       const day = b.at.toISOString().slice(0, 10);
@@ -128,7 +141,7 @@ export class StepMetricCountersRepository {
     }
     const list = [...merged.keys()].sort().map((k) => merged.get(k)!);
     if (list.length === 0) return;
-    const of = (metric: StepMetricName) => list.map((r) => r.by[metric]);
+    const of = (metric: BatchedStepMetricName) => list.map((r) => r.by[metric]);
     await manager.query(
       `INSERT INTO step_metrics (workspace_id, campaign_id, date, step_position, variant, sent, replied, bounced, unsubscribed)
        SELECT x.w, x.c, x.d, x.p, x.v, x.s, x.r, x.b, x.u
@@ -195,7 +208,7 @@ export class StepMetricCountersRepository {
     return rows<StepMetricRow>(
       manager,
       `SELECT campaign_id, step_position, variant, sum(sent)::int AS sent, sum(replied)::int AS replied,
-         sum(bounced)::int AS bounced, sum(unsubscribed)::int AS unsubscribed
+         sum(bounced)::int AS bounced, sum(soft_bounced)::int AS soft_bounced, sum(unsubscribed)::int AS unsubscribed
        FROM step_metrics
        WHERE workspace_id = $1 AND campaign_id = $2 AND date BETWEEN $3::date AND $4::date
        GROUP BY campaign_id, step_position, variant

@@ -35,6 +35,7 @@ export const toDailyMetricView = (m: DailyMetric): DailyMetricView => ({
   replied: m.replied,
   auto_replied: m.autoReplied,
   bounced: m.bounced,
+  soft_bounced: m.softBounced,
   complained: m.complained,
   unsubscribed: m.unsubscribed,
   enrolled: m.enrolled,
@@ -69,6 +70,7 @@ export class AnalyticsService {
       sent: r.sent,
       replied: r.replied,
       bounced: r.bounced,
+      soft_bounced: r.soft_bounced,
       unsubscribed: r.unsubscribed,
     }));
     // Every row in one page: at most 50 steps × 5 variants, and a sum is not a keyset to page over.

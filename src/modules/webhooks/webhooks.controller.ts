@@ -170,9 +170,11 @@ export class WebhooksController {
   @ApiOperation({
     operationId: 'v1.webhook_endpoints.deliveries.redeliver',
     summary: 'Queue a delivery again with a fresh set of attempts',
+    description:
+      'A delivery whose event was removed by retention (older than the event retention period) cannot be sent again: 409 `conflict`.',
   })
   @ApiDataResponse(WebhookDeliveryResponseDto, 202, 'Accepted')
-  @ApiErrorResponses(404)
+  @ApiErrorResponses(404, 409)
   async redeliver(
     @Tenant() t: WorkspaceTenant,
     @Param('id', IntIdPipe) id: number,

@@ -14,6 +14,8 @@ export class DailyMetric {
   @Column({ type: 'integer', default: 0 }) replied: number;
   @Column({ type: 'integer', default: 0 }) autoReplied: number;
   @Column({ type: 'integer', default: 0 }) bounced: number;
+  /** Soft bounces (CONTRACT §18): not counted in `bounced`. */
+  @Column({ type: 'integer', default: 0 }) softBounced: number;
   @Column({ type: 'integer', default: 0 }) complained: number;
   @Column({ type: 'integer', default: 0 }) unsubscribed: number;
   @Column({ type: 'integer', default: 0 }) enrolled: number;

@@ -19,5 +19,7 @@ export class StepMetric {
   @Column({ type: 'integer', default: 0 }) sent: number;
   @Column({ type: 'integer', default: 0 }) replied: number;
   @Column({ type: 'integer', default: 0 }) bounced: number;
+  /** Soft bounces (CONTRACT §18): not counted in `bounced`. */
+  @Column({ type: 'integer', default: 0 }) softBounced: number;
   @Column({ type: 'integer', default: 0 }) unsubscribed: number;
 }

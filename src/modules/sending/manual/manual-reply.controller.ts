@@ -28,6 +28,7 @@ const EXAMPLE = {
   step_position: null,
   variant: null,
   error: null,
+  bounce: null,
   created_at: '2026-11-24T10:15:02.118Z',
 };
 

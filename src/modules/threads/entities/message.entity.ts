@@ -1,5 +1,6 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { CreatedAt, Timestamp } from '../../../database/columns.js';
+import type { BounceView } from '../../mail-reading/bounce.view.js';
 
 export type MessageDirection = 'outbound' | 'inbound';
 /**
@@ -21,6 +22,7 @@ export type MessageStatus = 'sending' | 'sent' | 'failed' | 'received';
   unique: true,
   where: 'idempotency_key IS NOT NULL',
 })
+@Index('idx_messages_outbound_to', ['workspaceId', 'toAddress', 'id'], { where: "direction = 'outbound'" })
 @Index('idx_messages_manual_sending', ['smtpStartedAt'], { where: "status = 'sending' AND kind = 'manual'" })
 export class Message {
   @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: number;
@@ -47,6 +49,13 @@ export class Message {
   @Column({ type: 'text', nullable: true }) variant: string | null;
   /** Internal: when the message hard bounced (SMTP 5xx or a DSN); read by bounce protection. */
   @Timestamp() bouncedAt: Date | null;
+  /**
+   * The bounce verdict (CONTRACT §18): on a sent message that bounced (set once) and on the report
+   * (kind `bounce`) that said so. The API shows a sent message with a verdict as `status: "bounced"`.
+   */
+  @Column({ type: 'jsonb', nullable: true }) bounce: BounceView | null;
+  /** Internal: when `bounce` was recorded on a sent message (the 30-day soft-bounce rule). */
+  @Timestamp() bounceRecordedAt: Date | null;
   /** Internal: set just before the message's SMTP conversation began. */
   @Timestamp() smtpStartedAt: Date | null;
   /** Internal: the Idempotency-Key of a manual reply, so a retry never sends it twice. */
