@@ -93,6 +93,7 @@ describe('inbox settings and ramp-up', () => {
       [{ ramp_up: { start: 0, increase_per_day: 5 } }, 'ramp_up.start'],
       [{ ramp_up: { start: 5 } }, 'ramp_up.increase_per_day'],
       [{ email: 'x@y.test' }, 'email'],
+      [{ display_name: 'a\u0000b' }, 'display_name'],
     ] as const) {
       const r = await api(app, t.token).patch(`/inboxes/${id}`).send(body);
       expect({ body, status: r.status, type: r.body.error?.type, field: r.body.error?.field }).toEqual({

@@ -12,7 +12,7 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
-import { IsOptionalNotNull, NoNulCharacters } from '../../sequences/dto/text-rules.js';
+import { IsStorableText } from '../../../common/http/validation.js';
 import { INBOX_PROVIDERS, INBOX_STATUSES } from '../entities/inbox.entity.js';
 import type { DomainHealthView, HealthCheck } from '../health/domain-health.js';
 import type { InboxRampUpView, InboxView } from '../inbox.view.js';
@@ -81,11 +81,11 @@ export class UpdateInboxDto {
   @ValidateIf((_, v) => v !== null && v !== undefined)
   @IsString()
   @Length(1, 200)
-  @NoNulCharacters()
+  @IsStorableText()
   display_name?: string | null;
 
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_DAILY_LIMIT })
-  @IsOptionalNotNull()
+  @ValidateIf((_, v) => v !== undefined)
   @IsInt()
   @Min(1)
   @Max(MAX_DAILY_LIMIT)
@@ -96,7 +96,7 @@ export class UpdateInboxDto {
     description:
       'Pause or resume sending from the inbox. An inbox in `reauth_required` is made active by connecting it again (409 here)',
   })
-  @IsOptionalNotNull()
+  @ValidateIf((_, v) => v !== undefined)
   @IsIn(SETTABLE_INBOX_STATUSES)
   status?: (typeof SETTABLE_INBOX_STATUSES)[number];
 
