@@ -35,6 +35,8 @@ export interface MailProviderConfig {
   /** An address the provider sends from: an SPF record that authorises the provider passes for it. */
   spfProbeIp: string;
   label: string;
+  /** True when any OAuth endpoint or the issuer was set by a variable: no OpenID discovery then. */
+  endpointsOverridden: boolean;
 }
 
 const portVar = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => {
@@ -56,6 +58,11 @@ function server(env: NodeJS.ProcessEnv, prefix: string, host: string, port: numb
   };
 }
 
+const overridden = (env: NodeJS.ProcessEnv, provider: string): boolean =>
+  ['AUTHORIZATION_URL', 'TOKEN_URL', 'USERINFO_URL', 'ISSUER'].some((name) =>
+    Boolean(env[`OAUTH_${provider}_${name}`]),
+  );
+
 export function loadMailProviders(env: NodeJS.ProcessEnv): Record<OAuthProviderName, MailProviderConfig> {
   const tenant = env.OAUTH_MICROSOFT_TENANT || 'common';
   const ms = `https://login.microsoftonline.com/${encodeURIComponent(tenant)}`;
@@ -75,6 +82,7 @@ export function loadMailProviders(env: NodeJS.ProcessEnv): Record<OAuthProviderN
       imap: server(env, 'GOOGLE_IMAP', 'imap.gmail.com', 993),
       dkimSelectors: ['google'],
       spfProbeIp: '209.85.220.41',
+      endpointsOverridden: overridden(env, 'GOOGLE'),
     },
     microsoft: {
       name: 'microsoft',
@@ -101,6 +109,7 @@ export function loadMailProviders(env: NodeJS.ProcessEnv): Record<OAuthProviderN
       imap: server(env, 'MICROSOFT_IMAP', 'outlook.office365.com', 993),
       dkimSelectors: ['selector1', 'selector2'],
       spfProbeIp: '40.107.22.0',
+      endpointsOverridden: overridden(env, 'MICROSOFT'),
     },
   };
 }

@@ -65,8 +65,6 @@ const fresh = (t: CachedToken, now = Date.now()): boolean =>
 export class InboxTokens {
   private readonly memo = new Map<string, CachedToken>();
   private readonly inflight = new Map<string, Promise<CachedToken>>();
-  /** Token endpoint calls made by this process (tests count them). */
-  refreshes = 0;
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
@@ -197,7 +195,6 @@ export class InboxTokens {
     const current = await repo.findOne(inbox.workspaceId, { id: inbox.id });
     if (!current?.oauthSealed || !current.oauthConnectedAt)
       throw new OAuthUnavailable(provider, 'inbox has no grant');
-    this.refreshes += 1;
     let tokens: TokenSet;
     try {
       tokens = await refreshAccessToken(provider, openRefreshToken(current.oauthSealed, current.id));

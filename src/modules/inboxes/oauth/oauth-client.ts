@@ -46,11 +46,6 @@ const isLoopback = (url: string): boolean => {
   return host === '127.0.0.1' || host === 'localhost' || host === '[::1]';
 };
 
-const overridden = (p: MailProviderConfig): boolean => {
-  const env = (name: string) => process.env[`OAUTH_${p.name.toUpperCase()}_${name}`];
-  return Boolean(env('AUTHORIZATION_URL') || env('TOKEN_URL') || env('USERINFO_URL') || env('ISSUER'));
-};
-
 const configs = new Map<string, Promise<client.Configuration>>();
 
 /** The provider's openid-client configuration (discovered once per process for the real endpoints). */
@@ -70,7 +65,7 @@ export function oauthConfig(provider: OAuthProviderName): Promise<client.Configu
 
 async function build(p: MailProviderConfig): Promise<client.Configuration> {
   const metadata = { client_secret: p.clientSecret, timeout: OAUTH_TIMEOUT_SECONDS };
-  if (!overridden(p)) {
+  if (!p.endpointsOverridden) {
     const issuer =
       p.name === 'microsoft'
         ? new URL(p.authorizationUrl.replace(/\/oauth2\/v2\.0\/authorize$/, '/v2.0'))
