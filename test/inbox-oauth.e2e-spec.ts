@@ -84,6 +84,12 @@ describe('OAuth 2.0 inboxes (fake authorization server, XOAUTH2-only SMTP)', () 
     await sink.close();
     await oauth.close();
     jest.restoreAllMocks();
+    // Later files of the same run share this process's environment.
+    for (const name of Object.keys(process.env)) {
+      if (/^(OAUTH_(GOOGLE|MICROSOFT)_|GOOGLE_(SMTP|IMAP)_|MICROSOFT_(SMTP|IMAP)_)/.test(name))
+        delete process.env[name];
+    }
+    resetConfig();
   });
 
   const http = () => request(app.getHttpServer());
@@ -93,18 +99,18 @@ describe('OAuth 2.0 inboxes (fake authorization server, XOAUTH2-only SMTP)', () 
   };
 
   /** Runs the flow as a browser would: start, the provider's consent (302), the callback. */
-  async function connect(email: string, returnUrl?: string) {
+  async function connect(email: string, returnUrl?: string, provider = 'google') {
     oauth.nextEmail = email;
     const start = keep(
       await api(app, t.token)
-        .post('/inboxes/oauth/google/start')
+        .post(`/inboxes/oauth/${provider}/start`)
         .send(returnUrl ? { return_url: returnUrl } : {}),
     );
     expect(start.status).toBe(201);
     const consent = await fetch(start.body.data.authorization_url as string, { redirect: 'manual' });
     expect(consent.status).toBe(302);
     const back = new URL(consent.headers.get('location')!);
-    expect(`${back.origin}${back.pathname}`).toBe('http://service.test/oauth/google/callback');
+    expect(`${back.origin}${back.pathname}`).toBe(`http://service.test/oauth/${provider}/callback`);
     const res = keep(await http().get(`${back.pathname}${back.search}`));
     return { start, back, res };
   }
@@ -369,6 +375,33 @@ describe('OAuth 2.0 inboxes (fake authorization server, XOAUTH2-only SMTP)', () 
       ).rejects.toThrow();
     } finally {
       await dovecot.stop();
+    }
+  });
+
+  it('Microsoft: the address comes from the validated ID token (user-info refuses an Outlook-audience token); the inbox sends', async () => {
+    Object.assign(process.env, {
+      OAUTH_MICROSOFT_CLIENT_ID: oauth.clientId,
+      OAUTH_MICROSOFT_CLIENT_SECRET: oauth.clientSecret,
+      OAUTH_MICROSOFT_ISSUER: oauth.url,
+      OAUTH_MICROSOFT_AUTHORIZATION_URL: `${oauth.url}/authorize`,
+      OAUTH_MICROSOFT_TOKEN_URL: `${oauth.url}/token`,
+      OAUTH_MICROSOFT_USERINFO_URL: `${oauth.url}/userinfo`,
+      MICROSOFT_SMTP_HOST: '127.0.0.1',
+      MICROSOFT_SMTP_PORT: String(sink.port),
+      MICROSOFT_SMTP_SECURE: 'false',
+    });
+    resetConfig();
+    oauth.microsoftStyle = true;
+    try {
+      const { res } = await connect('kim@contoso-mail.test', undefined, 'microsoft');
+      expect(res.status).toBe(200);
+      const kim = await inboxByEmail('kim@contoso-mail.test');
+      expect(kim).toMatchObject({ provider: 'microsoft', auth: 'oauth2', status: 'active' });
+      const ids = await campaignOver([kim.id], 1, 'kim-lead');
+      await waitFor(async () => (await completed(ids)) === 1, '1 send');
+      expect(sink.received.find((m) => m.to[0].startsWith('kim-lead'))?.from).toBe('kim@contoso-mail.test');
+    } finally {
+      oauth.microsoftStyle = false;
     }
   });
 

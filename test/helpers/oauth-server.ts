@@ -7,6 +7,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { generateKeyPair, SignJWT } from 'jose';
 import { freePort } from '../../src/config/embedded.js';
 
 export interface FakeOAuthServer {
@@ -19,6 +20,11 @@ export interface FakeOAuthServer {
   down: boolean;
   /** The address the next consent is given for. */
   nextEmail: string;
+  /**
+   * Microsoft's way: the code exchange also answers an ID token (RS256, `preferred_username`, `tid`)
+   * and user-info refuses the mail-audience access token.
+   */
+  microsoftStyle: boolean;
   /** Token endpoint calls with grant_type=refresh_token, by refresh token. */
   refreshCalls: Map<string, number>;
   /** Every token ever issued (access and refresh), to search output for. */
@@ -45,6 +51,7 @@ export async function startOAuthServer(): Promise<FakeOAuthServer> {
   const access = new Map<string, { email: string; expiresAt: number }>();
   const refresh = new Map<string, { email: string; revoked: boolean }>();
   const port = await freePort();
+  const signingKey = await generateKeyPair('RS256');
   const state: FakeOAuthServer = {
     url: `http://127.0.0.1:${port}`,
     clientId: 'client-id-test',
@@ -52,6 +59,7 @@ export async function startOAuthServer(): Promise<FakeOAuthServer> {
     accessTtlSeconds: 3600,
     down: false,
     nextEmail: 'ada@example.test',
+    microsoftStyle: false,
     refreshCalls: new Map(),
     issued: [],
     refreshTokenOf: (email) => [...refresh.entries()].find(([, v]) => v.email === email)?.[0],
@@ -115,10 +123,22 @@ export async function startOAuthServer(): Promise<FakeOAuthServer> {
           const rt = token('rt');
           state.issued.push(rt);
           refresh.set(rt, { email: c.email, revoked: false });
+          const idToken = state.microsoftStyle
+            ? await new SignJWT({ preferred_username: c.email, tid: 'tenant-test', oid: 'oid-test' })
+                .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+                .setIssuer(state.url)
+                .setAudience(state.clientId)
+                .setSubject(createHash('sha256').update(c.email).digest('hex').slice(0, 20))
+                .setIssuedAt()
+                .setExpirationTime('1h')
+                .sign(signingKey.privateKey)
+            : undefined;
+          if (idToken) state.issued.push(idToken);
           return json(res, 200, {
             token_type: 'Bearer',
             refresh_token: rt,
             scope: 'email https://mail.google.com/',
+            ...(idToken ? { id_token: idToken } : {}),
             ...issueAccess(c.email),
           });
         }
@@ -143,6 +163,7 @@ export async function startOAuthServer(): Promise<FakeOAuthServer> {
         return json(res, 200, { active: true, email: a.email, exp: Math.floor(a.expiresAt / 1000) });
       }
       if (req.method === 'GET' && url.pathname === '/userinfo') {
+        if (state.microsoftStyle) return json(res, 401, { error: 'invalid_token' });
         const t = (req.headers.authorization ?? '').replace(/^Bearer /, '');
         const a = access.get(t);
         if (!a || a.expiresAt < Date.now()) return json(res, 401, { error: 'invalid_token' });
