@@ -6,6 +6,8 @@ import { classifyByRules } from './rules-classifier.js';
 interface LabelledReply {
   id: string;
   lang: 'en' | 'de' | 'fr' | 'es';
+  /** The round it was written in: each round was measured before the rules saw it (docs/reply-categories.md). */
+  round: number;
   category: ReplyCategory;
   body: string;
 }
@@ -30,9 +32,13 @@ function figures(): string {
     const of = results.filter((r) => r.lang === l);
     return `${l} ${of.filter((r) => r.got === r.category).length}/${of.length}`;
   });
+  const rounds = [...new Set(results.map((r) => r.round))].map((n) => {
+    const of = results.filter((r) => r.round === n);
+    return `round ${n} ${of.filter((r) => r.got === r.category).length}/${of.length}`;
+  });
   const misses = results.filter((r) => r.got !== r.category).map((r) => `${r.id}: ${r.category} → ${r.got}`);
   return [
-    `overall ${right}/${results.length} (${((100 * right) / results.length).toFixed(1)} %); ${byLang.join(', ')}`,
+    `overall ${right}/${results.length} (${((100 * right) / results.length).toFixed(1)} %); ${byLang.join(', ')}; ${rounds.join(', ')}`,
     '| category | labelled | right | recall | precision |',
     '| --- | --- | --- | --- | --- |',
     ...rows,

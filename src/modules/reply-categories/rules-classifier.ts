@@ -119,6 +119,8 @@ const OPT_OUT: readonly Rule[] = [
     /\bi (never )?(did not|didn't|never) (sign(ed)? up|subscribe|opt(ed)? in|ask(ed)?) (for|to) (this|these|your)\b.{0,60}\b(remove|stop|delete|unsubscribe)/,
   ),
   fixed(/\bleave me alone\b/),
+  fixed(/\bcease and desist\b/),
+  fixed(/\b(no further contact|not (wish |want )?to be contacted( again)?)\b/),
   rule(/\b(this is|that's|thats|pure|reported (this |you )?(as|for)) spam\b/),
   rule(/\b(delete|erase|remove|purge) (all )?(of )?my (personal )?(data|information|details|record)/),
   rule(/\bright to (object|erasure|be forgotten)\b/),
@@ -188,6 +190,12 @@ const OPT_OUT: readonly Rule[] = [
     /\b(dejen|deja|dejad|deje) de (escribirme|enviarme|contactarme|mandarme|escribirnos|enviarnos|contactarnos|molestarme|molestarnos|escribir|enviar|mandar)\b/,
   ),
   fixed(/\bno (mas|quiero mas) (correos|emails|e-mails|mensajes|spam)\b/),
+  rule(
+    /\b(que )?me (borren|eliminen|quiten|saquen|excluyan|borreis|elimineis|quiteis|saqueis|den de baja|deis de baja)\b/,
+  ),
+  fixed(
+    /\bno (deseo|deseamos|quiero|queremos) (recibir|seguir recibiendo) (mas|ningun|ninguna|sus|vuestros|estos|estas)\b/,
+  ),
 ];
 
 /** A sentence about unsubscribing that is not a request: our own footer, a conditional, a question about it. */
@@ -237,7 +245,7 @@ const WRONG_PERSON: readonly Rule[] = [
     2,
   ),
   fixed(/\b(is|has) (no longer|left|not been) (with|at|part of|left)\b/, 3),
-  fixed(/\b(has|have) left (the|our) (company|firm|organi[sz]ation|business|team)\b/, 3),
+  fixed(/\b((has|have|had) )?left (the|our) (company|firm|organi[sz]ation|business|team)\b/, 3),
   fixed(/\b(retired|passed away)\b/, 2),
   fixed(/\b(this (mailbox|inbox|address) is (no longer|not) (monitored|in use|active))\b/, 3),
   rule(
@@ -264,13 +272,18 @@ const WRONG_PERSON: readonly Rule[] = [
   fixed(/\bnicht mehr (bei|im unternehmen|in der firma|fur)\b/, 3),
   fixed(/\b(habe|hat) (das unternehmen|die firma|uns|das team) (bereits )?verlassen\b/, 3),
   fixed(/\b(scheidet|ausgeschieden|nicht mehr im hause)\b/, 3),
+  rule(/\b(dafur|hierfur|fur (dieses|das) thema)\b.{0,40}\b(zustandig|verantwortlich)\b/, 3),
   rule(/\b(wenden sie sich|melden sie sich)\b.{0,20}\b(an|bei)\b/, 2),
   rule(/\b(ansprechpartner(in)?|zustandig|verantwortlich)\b.{0,30}\b(ist|ware|sind|dafur)\b/, 2),
   rule(/\b(weitergeleitet|leite (ihre|die|ihre) (e-?mail|nachricht|anfrage) weiter|leite das weiter)\b/, 2),
   // FR
   fixed(/\b(pas|plus) (la|le) (bonne|bon) (personne|interlocuteur|interlocutrice|contact|service)\b/, 3),
   fixed(/\bne (fais|fait|travaille|suis) plus (partie|chez|dans|au sein|en poste)\b/, 3),
-  fixed(/\b(j'ai|il a|elle a) quitte\b/, 3),
+  fixed(
+    /\b(j'ai|il a|elle a) quitte\b|\ba quitte (l'entreprise|la societe|le groupe|la boite|notre|nos)\b/,
+    3,
+  ),
+  fixed(/\bne (m'|nous )?occupe pas\b/, 3),
   fixed(/\bne (suis|est) pas (en charge|responsable|le bon|la bonne|concernee?)\b/, 3),
   rule(
     /\b(adressez-vous|contactez plutot|voyez plutot|veuillez contacter|merci de contacter|je vous invite a contacter|il faut contacter)\b/,
@@ -408,7 +421,7 @@ const NOT_INTERESTED: readonly Rule[] = [
     3,
   ),
   fixed(
-    /\b(don't|do not|doesn't|does not|won't|will not) (need|require|want|see a need|have a need|have (a |any )?(use|need|budget))\b/,
+    /\b(don't|do not|doesn't|does not|won't|will not) (need|require|want(?! to (miss|lose|wait))|see a need|have a need|have (a |any )?(use|need|budget))\b/,
     2,
   ),
   fixed(/\b(not|never) (going to|gonna) (happen|work|buy|use|need)\b/, 2),
@@ -417,6 +430,14 @@ const NOT_INTERESTED: readonly Rule[] = [
     2,
   ),
   fixed(/\bnot looking (for|to)\b|\bnot in the market\b/, 3),
+  fixed(
+    /\b(going to|gonna|will|'ll|have to|must|'d rather|would rather) pass\b|\bpass(ing)? on (this|that|it)\b/,
+    3,
+  ),
+  fixed(
+    /\bnot (a|really a) priority\b|\bnot something (we|i)'?d? (buy|consider|need|use|want|invest in)\b/,
+    2,
+  ),
   fixed(/\bplease (do not|don't) (follow up|send (more|anything))\b|\bno follow[- ]?ups?\b/, 2),
   // DE
   fixed(
@@ -431,6 +452,11 @@ const NOT_INTERESTED: readonly Rule[] = [
     /\b(haben|nutzen|verwenden|arbeiten) (bereits|schon) (mit )?(ein|eine|einen|unser|unsere|eigene|mit)\b|\bbereits eine losung\b|\bschon eine losung\b/,
     2,
   ),
+  rule(
+    /\b(haben|nutzen|verwenden|arbeiten)\b.{0,25}\b(bereits|schon)\b.{0,25}\b(losung|anbieter|tool|system|dienstleister|partner|software)\b/,
+    2,
+  ),
+  fixed(/\b(wechseln|andern) (wir )?(nicht|nichts)\b|\bkein wechsel\b/, 2),
   // FR
   fixed(
     /\bpas (du tout )?(interesse|interessee|interesses|interessees)\b|\bne (m'|nous )?interesse pas\b|\bne nous interesse pas\b|\bpas d'interet\b|\bnon,? merci\b|\bsans interet\b/,
@@ -441,6 +467,7 @@ const NOT_INTERESTED: readonly Rule[] = [
     3,
   ),
   rule(/\b(nous avons|on a|j'ai) deja (une|un|notre|nos|ce qu'il)\b|\bdeja equipes?\b/, 2),
+  rule(/\b(travaillons|travaille|travaillent|sommes) deja (avec|equipes?|sous contrat)\b/, 2),
   // ES
   fixed(
     /\bno (me|nos) interesa\b|\bno (estoy|estamos) interesad[oa]s?\b|\bno,? gracias\b|\bsin interes\b|\bningun interes\b/,
@@ -451,6 +478,7 @@ const NOT_INTERESTED: readonly Rule[] = [
     3,
   ),
   rule(/\bya (tenemos|contamos con|trabajamos con|usamos|utilizamos)\b/, 2),
+  fixed(/\bno (estamos|estoy) buscando\b|\bno buscamos\b/, 3),
 ];
 
 const INTERESTED: readonly Rule[] = [
@@ -481,6 +509,7 @@ const INTERESTED: readonly Rule[] = [
     2,
   ),
   rule(/\btell me more\b|\blearn more\b|\bmore (info|information|details)\b/, 2),
+  rule(/\b(get|getting) started\b|\bnext steps?\b|\bsign (us )?up\b|\bonboard(ing)? (us|my team)\b/, 2),
   rule(/\b(how much|what('s| is| does)?( the)? (pricing|price|cost)|what does it cost|pricing)\b/, 2),
   rule(
     /\b(does|do|would|how about|what about|is|are you (free|available)) (monday|tuesday|wednesday|thursday|friday|tomorrow|next week|this week)\b/,
@@ -508,6 +537,10 @@ const INTERESTED: readonly Rule[] = [
   rule(/\b(lassen sie uns|lass uns)\b.{0,30}\b(sprechen|telefonieren|treffen|termin|austauschen)\b/, 3),
   rule(/\b(termin|telefonat|gesprach|videocall|call|kurzes gesprach|austausch)\b/, 1),
   rule(
+    /\b(konnen|konnten|sollten) wir\b.{0,30}\b(sprechen|telefonieren|treffen|reden|austauschen|uns unterhalten)\b/,
+    3,
+  ),
+  rule(
     /\b(schicken|senden|ubersenden|schick|sende) sie (mir|uns)\b|\bschicken sie mir\b|\b(mehr|weitere) (infos|informationen|details|unterlagen)\b|\bunterlagen\b/,
     2,
   ),
@@ -519,7 +552,7 @@ const INTERESTED: readonly Rule[] = [
   rule(/\b(volontiers|avec plaisir|pourquoi pas|ca me va|ca marche|d'accord|ok pour)\b/, 2),
   rule(/\b(appel|rendez-vous|rdv|echange|echanger|visio|reunion|creneau|creneaux)\b/, 1),
   rule(
-    /\b(envoyez|envoyer|transmettez|faites parvenir)(-moi|-nous| moi| nous)?\b.{0,30}\b(infos?|informations|documentation|doc|tarifs?|plaquette|presentation|details|devis)\b/,
+    /\b(envoyez|envoyer|transmettez|faites parvenir)(-moi|-nous| moi| nous)?\b.{0,30}\b(infos?|informations|documentation|doc|tarifs?|plaquette|presentation|details|devis|proposition|offre)\b/,
     2,
   ),
   rule(/\b(quel est le (prix|tarif|cout)|combien (ca coute|coute)|vos tarifs|tarifs?|prix)\b/, 2),
@@ -528,6 +561,10 @@ const INTERESTED: readonly Rule[] = [
     3,
   ),
   rule(/\b(oui|bien sur|tout a fait)\b/, 1),
+  rule(
+    /\b(on peut|pouvons-nous|peut-on|pourrions-nous) (en )?(parler|discuter|echanger|se voir|s'appeler)\b/,
+    3,
+  ),
   // ES
   rule(/\b(me interesa|nos interesa|interesad[oa]s?|interesante)\b/, 2),
   rule(/\b(con gusto|encantad[oa]|me parece bien|suena bien|perfecto|de acuerdo|claro que si|adelante)\b/, 2),
