@@ -31,7 +31,7 @@ export function foldText(text: string): string {
 
 /** Where the clause holding `index` begins: sentence ends, commas and "but"-like words bound a negation. */
 const CLAUSE_BOUNDARY =
-  /[.!?;:\n,(]|\b(but|however|though|although|aber|jedoch|doch|sondern|mais|cependant|pero|sino|aunque)\b/g;
+  /[.!?;:\n,(]|\b(but|however|though|although|aber|jedoch|doch|sondern|mais|cependant|pero|sino|aunque)\b|\b(and|und|et|y) (i|we|i'd|we'd|i'm|we're|ich|wir|je|j'|nous|yo|nosotros)\b/g;
 
 function clauseStart(text: string, index: number): number {
   let start = 0;
@@ -41,7 +41,7 @@ function clauseStart(text: string, index: number): number {
 
 /** A negation standing before a phrase in the same clause (EN/DE/FR/ES). */
 const NEGATION_BEFORE =
-  /\b(not|no|never|dont|don't|doesn't|didn't|won't|wouldn't|isn't|aren't|can't|cannot|no need to|no reason to|without|nicht|kein|keine|keinen|nie|niemals|ne|n'|pas|jamais|sans|nunca|tampoco|sin)\b[^.!?;,\n]*$/;
+  /\b(was about to|were about to|almost|nearly|was going to|thought about|thinking about|considered|considering|was tempted to|not|no|never|dont|don't|doesn't|didn't|won't|wouldn't|isn't|aren't|can't|cannot|no need to|no reason to|without|nicht|kein|keine|keinen|nie|niemals|ne|n'|pas|jamais|sans|nunca|tampoco|sin)\b[^.!?;,\n]*$/;
 /** German and French put the negation after the verb: "interessiert uns nicht", "intéresse pas". */
 const NEGATION_AFTER = /^[^.!?;,\n]{0,25}?\b(nicht|kein|keine|pas|plus du tout)\b/;
 
@@ -119,6 +119,15 @@ const OPT_OUT: readonly Rule[] = [
     /\bi (never )?(did not|didn't|never) (sign(ed)? up|subscribe|opt(ed)? in|ask(ed)?) (for|to) (this|these|your)\b.{0,60}\b(remove|stop|delete|unsubscribe)/,
   ),
   fixed(/\bleave me alone\b/),
+  rule(
+    /\b(be|being|get|getting|been) (removed|deleted|taken off|unsubscribed|dropped|erased|struck off|opted out)\b/,
+  ),
+  rule(
+    /\b(stop|quit|cease|end|halt) (getting|receiving|sending|emailing|e-mailing|mailing|contacting|messaging|writing)\b/,
+  ),
+  rule(
+    /\b(remove|delete|erase|drop|take|strike)\b.{0,30}\b(from|off) (your|the|this|all|any) ?(\w+ )?(list|lists|database|distribution|system|crm|records|contacts|sequence|campaign|mailing|communications)\b/,
+  ),
   fixed(/\bcease and desist\b/),
   fixed(/\b(no further contact|not (wish |want )?to be contacted( again)?)\b/),
   rule(/\b(this is|that's|thats|pure|reported (this |you )?(as|for)) spam\b/),
@@ -127,6 +136,12 @@ const OPT_OUT: readonly Rule[] = [
   rule(/\bgdpr\b.{0,40}\b(delete|erase|remove|request|object)/),
   // DE
   rule(/\b(ab|aus)melden\b|\bmelden sie mich\b.{0,30}\bab\b|\bmeld(e|et) mich ab\b|\babmeldung\b/),
+  rule(
+    /\b(nehmen|streichen|entfernen|loschen|tragen) sie (mich|uns|meine (adresse|e-?mail(-?adresse)?|daten|kontaktdaten)|meinen (namen|kontakt))\b.{0,40}\b(aus|von|raus)\b/,
+  ),
+  rule(
+    /\bloschung (meiner|unserer|der) (daten|adresse|e-?mail(-?adresse)?|kontaktdaten|personenbezogenen daten)\b/,
+  ),
   rule(/\babbestell(en|ung)\b|\bbestellen sie\b.{0,20}\bab\b/),
   rule(
     /\b(aus|von) (ihrem|ihrer|dem|der|eurem|eurer|diesem|ihren) (e-?mail-?)?(verteiler|verteilerliste|liste|mailingliste|newsletter|datenbank|kontaktliste)\b/,
@@ -169,9 +184,19 @@ const OPT_OUT: readonly Rule[] = [
     /\b(arretez|arreter|cessez|cesser) (de|d') ?(m'|nous )?(ecrire|envoyer|contacter|spammer|solliciter|relancer|m'ecrire|m'envoyer|me contacter|me relancer|me solliciter)/,
   ),
   fixed(/\bplus (de|d') ?(mails?|e-?mails?|messages?|courriels?|sollicitations?)\b/),
+  rule(
+    /\betre (retire|retiree|retires|supprime|supprimee|desinscrit|desinscrite|raye|rayee|enleve|enlevee)s? (de|des)\b/,
+  ),
+  fixed(
+    /\b(cesser|cessez|arreter|arretez|stopper|stoppez) (tout |tous |toutes |les |vos |ces )?(envois?|e-?mails?|mails?|messages?|sollicitations?|relances?|communications?|courriels?)\b/,
+  ),
+  fixed(/\b(ne |n')?(m'|me |nous )?(ecrivez|contactez|envoyez|sollicitez|relancez|recontactez) plus\b/),
   // ES
   rule(/\b(dar|darme|darnos|darse|de|den|denme|deme|dadme|me doy|doy) (de )?baja\b/),
   rule(/\bbaja\b.{0,30}\b(lista|correo|suscripcion|envios|base de datos|newsletter)\b/),
+  rule(
+    /\b(solicito|pido|quiero|deseo|solicitar|pedir|tramitar|gestionar|procesar|procesen|tramiten|gestionen) (la |mi |nuestra )?baja\b/,
+  ),
   rule(/\b(desuscrib\w*|desinscrib\w*|anular (la )?suscripcion|cancelar (la |mi )?suscripcion)\b/),
   rule(
     /\b(quitenme|quitadme|quiteme|sacadme|saquenme|saqueme|eliminenme|eliminadme|borrenme|borradme|excluyanme)\b/,
@@ -204,10 +229,17 @@ const NOT_A_REQUEST =
 
 /** A whole reply that is one opt-out word ("STOP", "Remove", "Baja", "Abmelden"). */
 const ONE_WORD_OPT_OUT =
-  /^\W*(please |bitte |svp |por favor )?(stop|remove|remove me|unsubscribe|delete|delete me|opt out|baja|abmelden|austragen|loschen|desinscription|desabonnement|desinscrire|stop svp|stop please)( please| bitte| svp| por favor| merci| danke| gracias| thanks)?\W*$/;
+  /^\W*(please |bitte |svp |por favor )?(stop|stop it|please stop|remove|remove me|unsubscribe|delete|delete me|opt out|baja|abmelden|austragen|loschen|desinscription|desabonnement|desinscrire|stop svp|stop please)( please| bitte| svp| por favor| merci| danke| gracias| thanks)?\W*$/;
 
 function isOptOut(text: string): boolean {
-  if (ONE_WORD_OPT_OUT.test(text)) return true;
+  if (ONE_WORD_OPT_OUT.test(text) || ONE_WORD_OPT_OUT.test(text.split('\n')[0] ?? '')) return true;
+  // "Please stop." as a sentence of its own.
+  if (
+    /(^|[.!?\n]\s*)(please |pls |just |bitte |svp |por favor )?stop( it| now| please| this| that)?\s*[.!]+/.test(
+      text,
+    )
+  )
+    return true;
   for (const sentence of text.split(/(?<=[.!?\n])\s*/)) {
     if (NOT_A_REQUEST.test(sentence)) continue;
     if (score(sentence, OPT_OUT) >= 2) return true;
@@ -235,6 +267,12 @@ const WRONG_PERSON: readonly Rule[] = [
   ),
   fixed(/\bnot the (right|correct|best|appropriate|relevant) (person|contact|one|department|team|guy)\b/, 3),
   fixed(/\bwrong (person|contact|guy|department|team|address|email|inbox)\b/, 3),
+  fixed(
+    /\b(no longer|don't|do not|doesn't|does not) (handle|manage|own|look after|deal with|cover|work on|run|oversee|make)\b/,
+    3,
+  ),
+  fixed(/\b(should|needs to|need to|would need to|has to) go to\b|\bthat's now with\b|\bis now with\b/, 3),
+  rule(/\bnot me\b/, 1),
   fixed(
     /\bnot (my|our) (area|department|remit|responsibility|field|decision|call|team|domain)\b|\b(outside|not within) (my|our) (remit|responsibility|area)\b/,
     3,
@@ -290,6 +328,8 @@ const WRONG_PERSON: readonly Rule[] = [
     2,
   ),
   rule(/\b(s'occupe|est en charge|est responsable|gere ce sujet|gere ces sujets)\b/, 2),
+  rule(/\b(gere|geree|traite|traitee|pris en charge|suivi) par\b/, 2),
+  rule(/\b(ecrire|ecrivez|adresser|adressez|contacter|contactez|voir|voyez) (a|au|aux|plutot|avec)\b/, 2),
   rule(/\b(transfere|transmis|transmets|fais suivre|faire suivre)\b/, 2),
   // ES
   fixed(
@@ -301,6 +341,7 @@ const WRONG_PERSON: readonly Rule[] = [
     3,
   ),
   fixed(/\bno (me encargo|se encarga|llevo|soy responsable)\b/, 3),
+  fixed(/\bno es (de )?mi (area|departamento|competencia|responsabilidad|tema)\b/, 3),
   rule(
     /\b(contacte con|contacta con|contactar con|dirijase a|dirigete a|escriba a|escribe a|hable con|habla con|pongase en contacto con)\b/,
     2,
@@ -337,6 +378,10 @@ const NOT_NOW: readonly Rule[] = [
     3,
   ),
   rule(/\b(next|in) (q[1-4]|quarter|year|fiscal year)\b/, 1),
+  rule(
+    /\b(ask|try|contact|email|ping|write to|reach|call|bug|nudge) (me|us) (again|back|later)\b|\b(again|back) (in|next|after|around) (the )?(new year|q[1-4]|\d+ months|a few months|spring|summer|fall|autumn|january|february|march|april|may|june|july|august|september|october|november|december)\b/,
+    3,
+  ),
   rule(/\bin (q[1-4]|h[12])\b/, 2),
   fixed(/\b(for now|at the moment|right now|currently|this (year|quarter))\b/, 1),
   rule(
@@ -371,6 +416,15 @@ const NOT_NOW: readonly Rule[] = [
     2,
   ),
   rule(/\b(budget|vertrag)\b.{0,40}\b(bis|verplant|ausgeschopft|gebunden|lauft|eingefroren)\b/, 2),
+  rule(
+    /\b(nochmal|noch einmal|erneut|wieder)\b.{0,20}\b(melden|kontaktieren|schreiben|anfragen|fragen|ansprechen)\b/,
+    2,
+  ),
+  fixed(
+    /\b(gerade|momentan|derzeit|aktuell|zurzeit) (ungunstig|schlecht|schwierig|zu viel|viel los|keine zeit|keine kapazitat(en)?)\b/,
+    3,
+  ),
+  rule(/\bim (sommer|herbst|winter|fruhjahr|fruhling|neuen jahr)\b/, 2),
   fixed(
     /\bderzeit kein bedarf\b|\bzurzeit kein bedarf\b|\baktuell kein bedarf\b|\bmomentan kein bedarf\b/,
     3,
@@ -430,6 +484,12 @@ const NOT_INTERESTED: readonly Rule[] = [
     2,
   ),
   fixed(/\bnot looking (for|to)\b|\bnot in the market\b/, 3),
+  fixed(/^\s*(no|nope|nah|nein|non)\s*[.!,]|\b(but|pero|aber|mais) (no|nein|non)\s*[.!]*\s*$/, 2),
+  fixed(
+    /\b(not|wasn't|isn't|is not|was not|aren't|not really) (really |quite |a )?(for us|for me|right for us|our thing)\b/,
+    3,
+  ),
+  fixed(/\b(decline|declining)\b|\bdon't outsource\b/, 2),
   fixed(
     /\b(going to|gonna|will|'ll|have to|must|'d rather|would rather) pass\b|\bpass(ing)? on (this|that|it)\b/,
     3,
@@ -457,6 +517,7 @@ const NOT_INTERESTED: readonly Rule[] = [
     2,
   ),
   fixed(/\b(wechseln|andern) (wir )?(nicht|nichts)\b|\bkein wechsel\b/, 2),
+  fixed(/\bnichts fur (uns|mich)\b|\bverzichten\b|\bnicht notig\b|\bbrauchen (wir|ich) (das )?nicht\b/, 3),
   // FR
   fixed(
     /\bpas (du tout )?(interesse|interessee|interesses|interessees)\b|\bne (m'|nous )?interesse pas\b|\bne nous interesse pas\b|\bpas d'interet\b|\bnon,? merci\b|\bsans interet\b/,
@@ -468,6 +529,7 @@ const NOT_INTERESTED: readonly Rule[] = [
   ),
   rule(/\b(nous avons|on a|j'ai) deja (une|un|notre|nos|ce qu'il)\b|\bdeja equipes?\b/, 2),
   rule(/\b(travaillons|travaille|travaillent|sommes) deja (avec|equipes?|sous contrat)\b/, 2),
+  fixed(/\b(aucun|nul) besoin\b|\bpas pour (nous|moi)\b/, 3),
   // ES
   fixed(
     /\bno (me|nos) interesa\b|\bno (estoy|estamos) interesad[oa]s?\b|\bno,? gracias\b|\bsin interes\b|\bningun interes\b/,
@@ -479,6 +541,8 @@ const NOT_INTERESTED: readonly Rule[] = [
   ),
   rule(/\bya (tenemos|contamos con|trabajamos con|usamos|utilizamos)\b/, 2),
   fixed(/\bno (estamos|estoy) buscando\b|\bno buscamos\b/, 3),
+  fixed(/\bno (nos|me) (hace|hacen) falta\b/, 3),
+  rule(/\b(internamente|in-house|in house|en interne|intern)\b/, 1),
 ];
 
 const INTERESTED: readonly Rule[] = [
@@ -509,6 +573,15 @@ const INTERESTED: readonly Rule[] = [
     2,
   ),
   rule(/\btell me more\b|\blearn more\b|\bmore (info|information|details)\b/, 2),
+  rule(
+    /\blet me know (when|what time|a time|a few times|some times|your availability|what works)\b|\b(times?|slots?|dates?) that works?\b/,
+    3,
+  ),
+  rule(
+    /\bopen to (a |an |some )?(\w+ ){0,2}(call|chat|conversation|demo|meeting|intro|discussion|trial|pilot)\b/,
+    3,
+  ),
+  rule(/\b(put|add|send) (something|a (meeting|call|time|slot)|an invite) (on|in|to) (my|our) calendar\b/, 3),
   rule(/\b(get|getting) started\b|\bnext steps?\b|\bsign (us )?up\b|\bonboard(ing)? (us|my team)\b/, 2),
   rule(/\b(how much|what('s| is| does)?( the)? (pricing|price|cost)|what does it cost|pricing)\b/, 2),
   rule(
@@ -536,6 +609,7 @@ const INTERESTED: readonly Rule[] = [
   ),
   rule(/\b(lassen sie uns|lass uns)\b.{0,30}\b(sprechen|telefonieren|treffen|termin|austauschen)\b/, 3),
   rule(/\b(termin|telefonat|gesprach|videocall|call|kurzes gesprach|austausch)\b/, 1),
+  rule(/\b(haben|hatten) sie\b.{0,30}\bzeit\b|\bwann (passt|hatten sie|haben sie)\b/, 2),
   rule(
     /\b(konnen|konnten|sollten) wir\b.{0,30}\b(sprechen|telefonieren|treffen|reden|austauschen|uns unterhalten)\b/,
     3,
@@ -562,13 +636,20 @@ const INTERESTED: readonly Rule[] = [
   ),
   rule(/\b(oui|bien sur|tout a fait)\b/, 1),
   rule(
+    /\b(je veux bien|j'aimerais bien|caler un|fixer un|planifier un|organiser un) ?(rdv|rendez-vous|appel|echange|call|creneau|point)?\b|\bquand (seriez|etes)-vous (disponible|dispo)\b|\bpeut nous interesser\b/,
+    2,
+  ),
+  rule(
     /\b(on peut|pouvons-nous|peut-on|pourrions-nous) (en )?(parler|discuter|echanger|se voir|s'appeler)\b/,
     3,
   ),
   // ES
   rule(/\b(me interesa|nos interesa|interesad[oa]s?|interesante)\b/, 2),
+  rule(/\b(me|nos|le) (podria |puede |podrian )?interesa(r|ria|rian)?\b/, 2),
+  rule(/\b(me|nos) (encantaria|gustaria)\b/, 2),
+  rule(/\b(podemos|podriamos) (hablar|vernos|reunirnos|charlar|agendar)\b/, 3),
   rule(/\b(con gusto|encantad[oa]|me parece bien|suena bien|perfecto|de acuerdo|claro que si|adelante)\b/, 2),
-  rule(/\b(llamada|reunion|videollamada|agendar|agendemos|hablamos|hablemos|charlar|cita)\b/, 2),
+  rule(/\b(llamada|reunion|videollamada|agendar|agendemos|hablemos|charlar|cita)\b/, 2),
   rule(
     /\b(envieme|envienme|enviame|mandame|mandeme|envia|envie|enviar|mandar)\b.{0,30}\b(informacion|info|detalles|precios|propuesta|presentacion|dossier|catalogo)\b|\bmas informacion\b/,
     2,
