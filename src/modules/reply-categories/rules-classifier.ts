@@ -221,6 +221,48 @@ const OPT_OUT: readonly Rule[] = [
   fixed(
     /\bno (deseo|deseamos|quiero|queremos) (recibir|seguir recibiendo) (mas|ningun|ninguna|sus|vuestros|estos|estas)\b/,
   ),
+  // Concepts rather than phrases: a stop word bound to a contact verb and its object, a removal verb
+  // bound to the writer's own address or data, a data-protection request, in each language.
+  fixed(
+    /\b(stop|quit|cease|don't|do not|dont|didn't|did not|never|no more|no further|not)\b(\s+\S+){0,2}\s+(e-?mail(ing)?|mail(ing)?|writ(e|ing)( to)?|contact(ing)?|send(ing)?|messag(e|ing)|reach(ing)? out to|spam(ming)?|pitch(ing)?|bother(ing)?)\s+(me|us|this address|anything|any more|anymore|further|these|again|emails?|messages?|mails?)\b/,
+  ),
+  fixed(
+    /\bstop (with |sending )?(the |your |these |those |all )?(follow[- ]?ups?|e-?mails?|mails?|messages?|spam|pitches|sequences?|outreach|cold e-?mails?)\b/,
+  ),
+  fixed(
+    /\b(asked|told) you (to stop|not to|twice|already|before|several times|multiple times)\b|\bharass(ment|ing)\b/,
+  ),
+  fixed(/(^|[.!?\n]\s*)(please |bitte |svp |por favor )?(stop|stopp|basta|halt)\s*[.!]/),
+  rule(
+    /\b(remove|delete|erase|purge|drop|scrub)\b.{0,20}\b(my|our) (e-?mail|email address|address|name|details|contact( details| info)?|data|info(rmation)?|personal (data|information))\b/,
+  ),
+  rule(/\b(gdpr|rgpd|dsgvo|lopd|lopdgdd|ccpa)\b/, 1),
+  rule(/\b(object|objection)\b.{0,40}\b(processing|marketing|data)\b/),
+  fixed(
+    /\b(nicht (mehr|weiter)|nie wieder|keine (weiteren|e-?mails|mails|nachrichten) mehr)\b.{0,20}\b(anschreiben|anzuschreiben|schreiben|zu schreiben|kontaktieren|zu kontaktieren|senden|zu senden|schicken|zu schicken|mailen|zu mailen|belastigen|zu belastigen)\b/,
+  ),
+  fixed(
+    /\bkeine (weiteren )?(kontaktversuche|kontaktaufnahmen?|anfragen|zusendungen|werbemails|werbe-?e-?mails)\b/,
+  ),
+  rule(
+    /\b(loschen|entfernen|streichen|austragen)\b.{0,30}\b(mich|meine|meinen|uns|unsere)\b|\b(mich|meine|meinen|uns|unsere)\b.{0,30}\b(loschen|entfernen|streichen|austragen)\b/,
+  ),
+  rule(
+    /\b(verteiler|mailingliste|e-?mail-?liste|datenbank)\b.{0,20}\b(loschen|entfernen|streichen|austragen|nehmen)\b/,
+  ),
+  fixed(
+    /\bne (veux|souhaite|desire|voulons|souhaitons) plus (etre )?(contacte|sollicite|relance|recevoir|destinataire)e?s?\b/,
+  ),
+  fixed(/\bstop (aux|a vos|a ces|a tes) (relances|mails|e-?mails|messages|sollicitations|envois)\b/),
+  rule(
+    /\b(supprimer|supprimez|effacer|effacez|retirer|retirez|enlever|enlevez)\b.{0,25}\b(mes|mon|ma|moi)\b/,
+  ),
+  rule(
+    /\b(elimine|eliminen|eliminad|elimina|borre|borren|borrad|borra|quite|quiten|quitad|quita|saque|saquen|sacad|saca|suprima|supriman|suprimid)\b.{0,15}\b(mi|mis|nuestro|nuestros|nuestra)\b/,
+  ),
+  rule(
+    /\b(eliminar|borrar|quitar|sacar|suprimir)(me|nos)?\b.{0,15}\b(mi|mis) (correo|direccion|email|e-mail|datos|contacto)\b/,
+  ),
 ];
 
 /** A sentence about unsubscribing that is not a request: our own footer, a conditional, a question about it. */
@@ -273,6 +315,15 @@ const WRONG_PERSON: readonly Rule[] = [
   ),
   fixed(/\b(should|needs to|need to|would need to|has to) go to\b|\bthat's now with\b|\bis now with\b/, 3),
   rule(/\bnot me\b/, 1),
+  rule(
+    /\b(you (want|need|should talk to|should speak to|'ll want)|best to (ask|contact|speak|talk)|try) (my|our) (colleague|boss|manager|team|head|director|cto|ceo|cfo|vp)\b/,
+    3,
+  ),
+  fixed(/\b(has )?moved on from\b|\bhanded (his|her|their) (inbox|mailbox|email)\b/, 3),
+  fixed(
+    /\b(don't|do not|doesn't) make (the )?(purchasing|buying|budget)? ?decisions?\b|\bnot (the |a )?(decision[- ]?maker|decider)\b/,
+    3,
+  ),
   fixed(
     /\bnot (my|our) (area|department|remit|responsibility|field|decision|call|team|domain)\b|\b(outside|not within) (my|our) (remit|responsibility|area)\b/,
     3,
@@ -313,6 +364,7 @@ const WRONG_PERSON: readonly Rule[] = [
   rule(/\b(dafur|hierfur|fur (dieses|das) thema)\b.{0,40}\b(zustandig|verantwortlich)\b/, 3),
   rule(/\b(wenden sie sich|melden sie sich)\b.{0,20}\b(an|bei)\b/, 2),
   rule(/\b(ansprechpartner(in)?|zustandig|verantwortlich)\b.{0,30}\b(ist|ware|sind|dafur)\b/, 2),
+  rule(/\b(leite|leiten)\b.{0,40}\bweiter\b|\brichtige(n)? ansprechpartner(in)?\b/, 3),
   rule(/\b(weitergeleitet|leite (ihre|die|ihre) (e-?mail|nachricht|anfrage) weiter|leite das weiter)\b/, 2),
   // FR
   fixed(/\b(pas|plus) (la|le) (bonne|bon) (personne|interlocuteur|interlocutrice|contact|service)\b/, 3),
@@ -329,6 +381,7 @@ const WRONG_PERSON: readonly Rule[] = [
   ),
   rule(/\b(s'occupe|est en charge|est responsable|gere ce sujet|gere ces sujets)\b/, 2),
   rule(/\b(gere|geree|traite|traitee|pris en charge|suivi) par\b/, 2),
+  fixed(/\bn'est plus (chez|dans|avec|a|au sein)\b|\bne suis pas (decisionnaire|decideur|decideuse)\b/, 3),
   rule(/\b(ecrire|ecrivez|adresser|adressez|contacter|contactez|voir|voyez) (a|au|aux|plutot|avec)\b/, 2),
   rule(/\b(transfere|transmis|transmets|fais suivre|faire suivre)\b/, 2),
   // ES
@@ -342,6 +395,10 @@ const WRONG_PERSON: readonly Rule[] = [
   ),
   fixed(/\bno (me encargo|se encarga|llevo|soy responsable)\b/, 3),
   fixed(/\bno es (de )?mi (area|departamento|competencia|responsabilidad|tema)\b/, 3),
+  fixed(
+    /\b(ya no (esta|trabaja|sigue) (con nosotros|aqui|en la empresa))\b|\bno llevo (este|ese) tema\b|\bte paso con\b|\ble paso con\b/,
+    3,
+  ),
   rule(
     /\b(contacte con|contacta con|contactar con|dirijase a|dirigete a|escriba a|escribe a|hable con|habla con|pongase en contacto con)\b/,
     2,
@@ -378,6 +435,26 @@ const NOT_NOW: readonly Rule[] = [
     3,
   ),
   rule(/\b(next|in) (q[1-4]|quarter|year|fiscal year)\b/, 1),
+  rule(
+    /\b(in|during|by|after|around|until|before) (the )?(spring|summer|fall|autumn|winter|new year|second half|h2|end of (the )?year)\b/,
+    2,
+  ),
+  rule(
+    /\b(nothing new|nothing (until|before)|until (that|it|this|we|the deal) (closes|is done|ends|finishes|settles))\b|\bdown the (road|line)\b|\bnot in the next\b/,
+    2,
+  ),
+  rule(
+    /\b(vor|fruhestens|ab|nach) (dem |im )?(herbst|sommer|fruhjahr|fruhling|winter|jahresende|zweiten halbjahr|nachsten jahr|q[1-4])\b|\bzweiten halbjahr\b|\bandere prioritaten\b/,
+    2,
+  ),
+  rule(
+    /\b(pas avant|au|a l'|en|d'ici|apres) (l'automne|le printemps|printemps|l'ete|ete|automne|hiver|l'hiver|le second semestre|fin d'annee)\b|\bgel des budgets\b|\breessayez\b|\bon en reparle\b/,
+    2,
+  ),
+  rule(
+    /\b(en|para|hasta|despues de|a partir de) (el )?(otono|primavera|verano|invierno|segundo semestre|final de ano|fin de ano)\b|\b(este trimestre|este mes|este ano) (imposible|no|complicado)\b|\bno es prioridad\b/,
+    2,
+  ),
   rule(
     /\b(ask|try|contact|email|ping|write to|reach|call|bug|nudge) (me|us) (again|back|later)\b|\b(again|back) (in|next|after|around) (the )?(new year|q[1-4]|\d+ months|a few months|spring|summer|fall|autumn|january|february|march|april|may|june|july|august|september|october|november|december)\b/,
     3,
@@ -491,6 +568,14 @@ const NOT_INTERESTED: readonly Rule[] = [
   ),
   fixed(/\b(decline|declining)\b|\bdon't outsource\b/, 2),
   fixed(
+    /\bhard pass\b|\b(not|won't be) (going to )?mov(e|ing) forward\b|\b(have|got) (this|that|it) covered\b/,
+    3,
+  ),
+  rule(
+    /\b(decided|chose|chosen|went|gone|going) (on |with |for )?(a |another |a different )(vendor|provider|solution|tool|partner|direction|route)\b/,
+    3,
+  ),
+  fixed(
     /\b(going to|gonna|will|'ll|have to|must|'d rather|would rather) pass\b|\bpass(ing)? on (this|that|it)\b/,
     3,
   ),
@@ -517,6 +602,10 @@ const NOT_INTERESTED: readonly Rule[] = [
     2,
   ),
   fixed(/\b(wechseln|andern) (wir )?(nicht|nichts)\b|\bkein wechsel\b/, 2),
+  fixed(
+    /\bnicht (interessant|relevant|von interesse)\b|\b(anderen|andere) (anbieter|losung|partner)\b.{0,20}\bentschieden\b|\bentschieden\b.{0,30}\b(anderen|andere)\b/,
+    3,
+  ),
   fixed(/\bnichts fur (uns|mich)\b|\bverzichten\b|\bnicht notig\b|\bbrauchen (wir|ich) (das )?nicht\b/, 3),
   // FR
   fixed(
@@ -529,6 +618,7 @@ const NOT_INTERESTED: readonly Rule[] = [
   ),
   rule(/\b(nous avons|on a|j'ai) deja (une|un|notre|nos|ce qu'il)\b|\bdeja equipes?\b/, 2),
   rule(/\b(travaillons|travaille|travaillent|sommes) deja (avec|equipes?|sous contrat)\b/, 2),
+  fixed(/\b(un )?autre (choix|prestataire|solution|fournisseur)\b|\bnon merci\b/, 3),
   fixed(/\b(aucun|nul) besoin\b|\bpas pour (nous|moi)\b/, 3),
   // ES
   fixed(
@@ -542,6 +632,10 @@ const NOT_INTERESTED: readonly Rule[] = [
   rule(/\bya (tenemos|contamos con|trabajamos con|usamos|utilizamos)\b/, 2),
   fixed(/\bno (estamos|estoy) buscando\b|\bno buscamos\b/, 3),
   fixed(/\bno (nos|me) (hace|hacen) falta\b/, 3),
+  fixed(
+    /\b(otra|otro) (solucion|proveedor|empresa|herramienta)\b|\bno es algo que (necesitemos|necesite|busquemos)\b/,
+    3,
+  ),
   rule(/\b(internamente|in-house|in house|en interne|intern)\b/, 1),
 ];
 
@@ -582,6 +676,19 @@ const INTERESTED: readonly Rule[] = [
     3,
   ),
   rule(/\b(put|add|send) (something|a (meeting|call|time|slot)|an invite) (on|in|to) (my|our) calendar\b/, 3),
+  rule(
+    /\b(shoot|send|give) me (a few|some|your) (slots|times|options|availability)\b|\b\d{1,2} ?(mins?|minutes)\b.{0,20}\?/,
+    3,
+  ),
+  rule(
+    /\b(could|might|would) be (useful|helpful|valuable|worth)\b|\bwho else\b.{0,30}\b(use|uses|using)\b|\bwhat'?s the (onboarding|setup|process|pricing)\b/,
+    2,
+  ),
+  rule(
+    /\b(send|forward) (me |us )?(the |an |a )?(invite|invitation|recording|calendar)\b|\bput me down for\b|\bsign me up\b|\bregister me\b/,
+    3,
+  ),
+  rule(/\bhappy to (take a look|have a look|look|review|check it out)\b/, 3),
   rule(/\b(get|getting) started\b|\bnext steps?\b|\bsign (us )?up\b|\bonboard(ing)? (us|my team)\b/, 2),
   rule(/\b(how much|what('s| is| does)?( the)? (pricing|price|cost)|what does it cost|pricing)\b/, 2),
   rule(
@@ -636,6 +743,10 @@ const INTERESTED: readonly Rule[] = [
   ),
   rule(/\b(oui|bien sur|tout a fait)\b/, 1),
   rule(
+    /\b(ravie?|heureux|heureuse|content|contente) (d'en|de) (discuter|parler|echanger)\b|\b(un|vous avez un) creneau\b|\benvoyez-moi une invitation\b|\bpourrait nous etre utile\b/,
+    3,
+  ),
+  rule(
     /\b(je veux bien|j'aimerais bien|caler un|fixer un|planifier un|organiser un) ?(rdv|rendez-vous|appel|echange|call|creneau|point)?\b|\bquand (seriez|etes)-vous (disponible|dispo)\b|\bpeut nous interesser\b/,
     2,
   ),
@@ -647,6 +758,10 @@ const INTERESTED: readonly Rule[] = [
   rule(/\b(me interesa|nos interesa|interesad[oa]s?|interesante)\b/, 2),
   rule(/\b(me|nos|le) (podria |puede |podrian )?interesa(r|ria|rian)?\b/, 2),
   rule(/\b(me|nos) (encantaria|gustaria)\b/, 2),
+  rule(
+    /\b(cuentame|cuenteme|cuentenme) mas\b|\bcomo funciona\b|\b(pasame|paseme|mandame|enviame) (una|la|el) (propuesta|presupuesto|oferta|info)\b|\bme cuadra\b|\bhacemos una (llamada|reunion)\b/,
+    3,
+  ),
   rule(/\b(podemos|podriamos) (hablar|vernos|reunirnos|charlar|agendar)\b/, 3),
   rule(/\b(con gusto|encantad[oa]|me parece bien|suena bien|perfecto|de acuerdo|claro que si|adelante)\b/, 2),
   rule(/\b(llamada|reunion|videollamada|agendar|agendemos|hablemos|charlar|cita)\b/, 2),
