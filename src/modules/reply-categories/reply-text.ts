@@ -60,6 +60,9 @@ function firstQuoteStart(lines: readonly string[]): number {
     if (QUOTE_START_LINES.some((re) => re.test(line))) return i;
     const next = lines.slice(i + 1, i + 4);
     if (HEADER_FROM.test(line) && next.some((l) => HEADER_NEXT.test(l))) return i;
+    // Clients that put "Sent:" or "Date:" first: three header lines in a row.
+    if (HEADER_NEXT.test(line) && next.slice(0, 2).every((l) => HEADER_NEXT.test(l) || HEADER_FROM.test(l)))
+      return i;
     if (SPLIT_HEADER_FIRST.test(line) && SPLIT_HEADER_SECOND.test(lines[i + 1] ?? '')) return i;
   }
   return lines.length;

@@ -263,6 +263,11 @@ const OPT_OUT: readonly Rule[] = [
   rule(
     /\b(eliminar|borrar|quitar|sacar|suprimir)(me|nos)?\b.{0,15}\b(mi|mis) (correo|direccion|email|e-mail|datos|contacto)\b/,
   ),
+  fixed(
+    /\b(cease|stop|end|halt) (all |any )?(further )?(communications?|correspondence|contact|outreach|e-?mails?|messages?)\b/,
+  ),
+  fixed(/\bhoren sie (bitte )?(damit )?auf\b|\bhort (bitte )?auf\b/),
+  fixed(/\bno (vuelvan|vuelvas|volvais|vuelva) a (escribir|contactar|enviar|mandar|llamar)(me|nos)?\b/),
 ];
 
 /** A sentence about unsubscribing that is not a request: our own footer, a conditional, a question about it. */
@@ -271,7 +276,7 @@ const NOT_A_REQUEST =
 
 /** A whole reply that is one opt-out word ("STOP", "Remove", "Baja", "Abmelden"). */
 const ONE_WORD_OPT_OUT =
-  /^\W*(please |bitte |svp |por favor )?(stop|stop it|please stop|remove|remove me|unsubscribe|delete|delete me|opt out|baja|abmelden|austragen|loschen|desinscription|desabonnement|desinscrire|stop svp|stop please)( please| bitte| svp| por favor| merci| danke| gracias| thanks)?\W*$/;
+  /^\W*(please |bitte |svp |por favor )?(stop|stop it|please stop|unsub|unsubscribe me|remove|remove me|unsubscribe|delete|delete me|opt out|baja|abmelden|austragen|loschen|desinscription|desabonnement|desinscrire|stop svp|stop please)( please| bitte| svp| por favor| merci| danke| gracias| thanks)?\W*$/;
 
 function isOptOut(text: string): boolean {
   if (ONE_WORD_OPT_OUT.test(text) || ONE_WORD_OPT_OUT.test(text.split('\n')[0] ?? '')) return true;
@@ -405,6 +410,26 @@ const WRONG_PERSON: readonly Rule[] = [
   ),
   rule(/\b(se encarga|es (el|la) responsable|lleva (ese|este) tema|es quien lleva)\b/, 2),
   rule(/\b(reenviado|reenvio|he reenviado|te reenvio|le reenvio)\b/, 2),
+  fixed(
+    /\b(best|right|new|correct) (contact|person|point of contact)( going forward| now| here)? (is|would be|will be)\b|\b(moving|moved) to (another|a new|a different) (role|team|position|department)\b|\bchanged (roles|positions|jobs|teams)\b/,
+    3,
+  ),
+  fixed(
+    /\b(i'm|i am|im) (in|on the) (hr|finance|legal|engineering|it|support|accounting|design|product|marketing|sales) (team|side|department)?\b.{0,40}\b(want|need|should|try|contact|ask|talk)\b|\byou (probably|might|may) want (someone|somebody|a person)\b/,
+    3,
+  ),
+  fixed(
+    /\b(ich bin|bin) (nur|bloss|lediglich) (der |die |ein |eine )?(werkstudent(in)?|praktikant(in)?|assistenz|assistent(in)?|aushilfe|azubi)\b|\bmussen sie\b.{0,40}\b(kontaktieren|fragen|ansprechen|anschreiben)\b/,
+    3,
+  ),
+  fixed(
+    /\ba change de (poste|service|fonction|societe|role)\b|\bne s'occupe plus\b|\bn'est pas (mon|de mon) (domaine|ressort|perimetre|role)\b|\bje vous conseille de contacter\b/,
+    3,
+  ),
+  fixed(
+    /\bse (fue|ha ido|marcho|ha marchado) de la (empresa|compania)\b|\bno soy (yo )?quien (decide|lleva|se encarga)\b/,
+    3,
+  ),
 ];
 
 // ---------------------------------------------------------------------------------------------------
@@ -534,6 +559,14 @@ const NOT_NOW: readonly Rule[] = [
     2,
   ),
   rule(/\b(presupuesto|contrato)\b.{0,40}\b(hasta|cerrado|asignado|congelado|agotado)\b/, 2),
+  rule(
+    /\btoo (early|soon) for (us|me)\b|\b(maybe |perhaps )?once (we|we've|we have|we're|the)\b.{0,30}\b(raised|grown|hired|closed|finished|launched|done|series|bigger|settled)\b/,
+    3,
+  ),
+  rule(
+    /\b(danach|dann|ensuite|despues|after that|apres)\b.{0,10}\b(gerne|gern|volontiers|con gusto|happy to|sure)\b/,
+    2,
+  ),
 ];
 
 const NOT_INTERESTED: readonly Rule[] = [
@@ -637,6 +670,16 @@ const NOT_INTERESTED: readonly Rule[] = [
     3,
   ),
   rule(/\b(internamente|in-house|in house|en interne|intern)\b/, 1),
+  fixed(
+    /\b(didn't|did not|doesn't|does not|won't|wouldn't) work for us\b|\bso no\b|\bdon't see (us|the need|a need|a fit)\b|\bno need for (this|it|that)\b/,
+    3,
+  ),
+  fixed(
+    /\b(fur uns|fur mich) (leider )?nicht (passend|geeignet|relevant|interessant)\b|\b(zufrieden|glucklich) mit (unserer|unserem|der|dem) (jetzigen|aktuellen|bestehenden)\b/,
+    3,
+  ),
+  fixed(/\b(satisfaits?|satisfaites?|contents?|contentes?) (de|avec) (notre|nos)\b/, 3),
+  fixed(/\bestamos (bien|contentos|satisfechos) (asi|con lo que tenemos|con nuestro|con nuestra)\b/, 3),
 ];
 
 const INTERESTED: readonly Rule[] = [
@@ -772,6 +815,12 @@ const INTERESTED: readonly Rule[] = [
   rule(/\b(cuanto cuesta|precio|precios|tarifa|tarifas|cotizacion)\b/, 2),
   rule(/\b(estoy disponible|tengo (hueco|tiempo)|me viene bien|te viene bien|le viene bien)\b/, 3),
   rule(/\b(si|claro|por supuesto)\b/, 1),
+  rule(
+    /\bwhat (does|would|will) (the |an? )?(implementation|onboarding|setup|rollout|pricing|it|this|a pilot|a trial) look like\b|\bhow long (does|would|will) (it|implementation|setup|onboarding|rollout) take\b|\b(you've|you have) got my attention\b/,
+    3,
+  ),
+  rule(/\bzeigen sie (mal|mir|uns)\b|\bpasst (ihnen|es|euch)\b|\bmehr (daruber )?erfahren\b/, 2),
+  rule(/\b(un |le |votre )?devis\b|\bm'appeler\b|\bm'interesserait\b/, 2),
 ];
 
 /**
