@@ -268,6 +268,14 @@ const OPT_OUT: readonly Rule[] = [
   ),
   fixed(/\bhoren sie (bitte )?(damit )?auf\b|\bhort (bitte )?auf\b/),
   fixed(/\bno (vuelvan|vuelvas|volvais|vuelva) a (escribir|contactar|enviar|mandar|llamar)(me|nos)?\b/),
+  rule(
+    /\b(remove|delete|drop|take) (me |us |this (e-?mail|address) )?(from|off) (the |your |this |all |any |my )?(\w+ )?(list|lists|database|distribution|mailing|sequence|campaign)\b/,
+  ),
+  fixed(
+    /\b(want|get|be|go|keep) (me |us )?off (of )?(your|the|this|all|any) (\w+ )?(lists?|database|distribution|mailing)\b/,
+  ),
+  fixed(/\brefrain from (contacting|e-?mailing|emailing|writing|sending|messaging|reaching)\b/),
+  rule(/\b(excluyan|excluya|excluid|excluir|excluirme)\b.{0,20}\b(mi|mis|me|de)\b/),
 ];
 
 /** A sentence about unsubscribing that is not a request: our own footer, a conditional, a question about it. */
@@ -276,7 +284,15 @@ const NOT_A_REQUEST =
 
 /** A whole reply that is one opt-out word ("STOP", "Remove", "Baja", "Abmelden"). */
 const ONE_WORD_OPT_OUT =
-  /^\W*(please |bitte |svp |por favor )?(stop|stop it|please stop|unsub|unsubscribe me|remove|remove me|unsubscribe|delete|delete me|opt out|baja|abmelden|austragen|loschen|desinscription|desabonnement|desinscrire|stop svp|stop please)( please| bitte| svp| por favor| merci| danke| gracias| thanks)?\W*$/;
+  /^\W*(please |bitte |svp |por favor )?(stop|stopp|stop it|please stop|unsub|unsubscribe me|remove|remove me|unsubscribe|delete|delete me|opt out|baja|abmelden|austragen|loschen|desinscription|desabonnement|desinscrire|desinscrivez-moi|stop svp|stop please)(\W+(stop|stopp))*([,.!]? ?(please|pls|bitte|svp|por favor|merci|danke|gracias|thanks|thank you))?\W*$/;
+
+/** Words of the opt-out family, read only when no category was recognised (see classifyByRules). */
+const OPT_OUT_WORDS: readonly Rule[] = [
+  rule(
+    /\b(stop|stopp|unsub\w*|opt\W?out|remove|removal|delete|list|lists|spam|refrain|cease|abmeld\w*|austrag\w*|losch\w*|entfern\w*|verteiler|desinscri\w*|desabonn\w*|retir\w*|supprim\w*|arret\w*|baja|elimin\w*|borr\w*|exclu\w*|quit(a|e|en|ad|ar)\w*|dej(a|en|ad) de)\b/,
+    1,
+  ),
+];
 
 function isOptOut(text: string): boolean {
   if (ONE_WORD_OPT_OUT.test(text) || ONE_WORD_OPT_OUT.test(text.split('\n')[0] ?? '')) return true;
@@ -430,6 +446,13 @@ const WRONG_PERSON: readonly Rule[] = [
     /\bse (fue|ha ido|marcho|ha marchado) de la (empresa|compania)\b|\bno soy (yo )?quien (decide|lleva|se encarga)\b/,
     3,
   ),
+  fixed(
+    /\b(no longer|doesn't|does not) (works?|working) (here|there|for us|at)\b|\bdirect (your |all )?(inquiries|enquiries|questions|this|requests) to\b|\b(took|has taken|taken) (it|this|that|over)( over)?\b|\bnot involved in\b/,
+    3,
+  ),
+  fixed(/\bfalsche(n)? (ansprechpartner(in)?|person|kontakt|adresse)\b/, 3),
+  fixed(/\bce n'est pas moi qui\b|\best parti(e)? (de|d')\b/, 3),
+  fixed(/\bya no (pertenece|forma parte|esta en|trabaja en)\b/, 3),
 ];
 
 // ---------------------------------------------------------------------------------------------------
@@ -680,6 +703,13 @@ const NOT_INTERESTED: readonly Rule[] = [
   ),
   fixed(/\b(satisfaits?|satisfaites?|contents?|contentes?) (de|avec) (notre|nos)\b/, 3),
   fixed(/\bestamos (bien|contentos|satisfechos) (asi|con lo que tenemos|con nuestro|con nuestra)\b/, 3),
+  fixed(
+    /\bstick (with|to) (what we have|our (current|existing)|the current)\b|\b(it's|it is|that's|the answer is) a (no|pass)\b|\bdoes(n't| not) (fit|match|meet) (our|my) (needs|requirements|criteria)\b/,
+    3,
+  ),
+  fixed(/\bkommt (fur uns |fur mich )?(leider )?nicht in frage\b|\bkeinen bedarf\b/, 3),
+  fixed(/\bpas (l'utilite|d'utilite|utile pour nous)\b|\bc'est (non|un non)\b/, 3),
+  fixed(/\bno (lo )?(vemos|veo) (necesario|util|interesante)\b|\bes un no\b/, 3),
 ];
 
 const INTERESTED: readonly Rule[] = [
@@ -821,6 +851,7 @@ const INTERESTED: readonly Rule[] = [
   ),
   rule(/\bzeigen sie (mal|mir|uns)\b|\bpasst (ihnen|es|euch)\b|\bmehr (daruber )?erfahren\b/, 2),
   rule(/\b(un |le |votre )?devis\b|\bm'appeler\b|\bm'interesserait\b/, 2),
+  rule(/\b(i'd|we'd|i would|we would) (like|love) (the|a|an|your|some|more|to see|to get)\b/, 2),
 ];
 
 /**
@@ -845,5 +876,8 @@ export function classifyByRules(text: string): ReplyCategory {
     return best;
   }
   if (wrongPerson >= 2) return 'wrong_person';
-  return bestScore > 0 ? best : 'other';
+  if (bestScore > 0) return best;
+  // Nothing else recognised, but the reply speaks of stopping, removal or lists (un-negated): a written
+  // opt-out is the costliest miss, so words of that family decide here.
+  return score(folded, OPT_OUT_WORDS) > 0 ? 'unsubscribe_request' : 'other';
 }
