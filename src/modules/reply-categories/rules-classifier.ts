@@ -31,7 +31,7 @@ export function foldText(text: string): string {
 
 /** Where the clause holding `index` begins: sentence ends, commas and "but"-like words bound a negation. */
 const CLAUSE_BOUNDARY =
-  /[.!?;:\n,(]|\b(but|however|though|although|aber|jedoch|doch|sondern|mais|cependant|pero|sino|aunque)\b|\b(and|und|et|y) (i|we|i'd|we'd|i'm|we're|ich|wir|je|j'|nous|yo|nosotros)\b/g;
+  /[.!?;:\n,(]|\s[-–—]\s|\b(but|however|though|although|aber|jedoch|doch|sondern|mais|cependant|pero|sino|aunque)\b|\b(and|und|et|y) (i|we|i'd|we'd|i'm|we're|ich|wir|je|j'|nous|yo|nosotros)\b/g;
 
 function clauseStart(text: string, index: number): number {
   let start = 0;
@@ -276,6 +276,12 @@ const OPT_OUT: readonly Rule[] = [
   ),
   fixed(/\brefrain from (contacting|e-?mailing|emailing|writing|sending|messaging|reaching)\b/),
   rule(/\b(excluyan|excluya|excluid|excluir|excluirme)\b.{0,20}\b(mi|mis|me|de)\b/),
+  fixed(
+    /\b(schreiben|mailen|senden|schicken|antworten) sie (mir|uns)\b.{0,20}\b(nicht mehr|nie wieder|keine)\b/,
+  ),
+  fixed(
+    /\bne (veux|souhaite|voulons|souhaitons) plus (de |d')?(vos |ces |tes )?(mails?|e-?mails?|messages?|courriels?|sollicitations?|relances?|newsletters?)\b/,
+  ),
 ];
 
 /** A sentence about unsubscribing that is not a request: our own footer, a conditional, a question about it. */
@@ -289,7 +295,7 @@ const ONE_WORD_OPT_OUT =
 /** Words of the opt-out family, read only when no category was recognised (see classifyByRules). */
 const OPT_OUT_WORDS: readonly Rule[] = [
   rule(
-    /\b(stop|stopp|unsub\w*|opt\W?out|remove|removal|delete|list|lists|spam|refrain|cease|abmeld\w*|austrag\w*|losch\w*|entfern\w*|verteiler|desinscri\w*|desabonn\w*|retir\w*|supprim\w*|arret\w*|baja|elimin\w*|borr\w*|exclu\w*|quit(a|e|en|ad|ar)\w*|dej(a|en|ad) de)\b/,
+    /\b(stop|stopp|unsub\w*|opt\W?out|remove|spam|refrain|cease|abmeld\w*|austrag\w*|losch\w*|entfern\w*|verteiler|desinscri\w*|desabonn\w*|retir\w*|supprim\w*|arret\w*|baja|elimin\w*|borr\w*|exclu\w*|quit(a|e|en|ad|ar)\w*|dej(a|en|ad) de)\b/,
     1,
   ),
 ];
@@ -370,7 +376,7 @@ const WRONG_PERSON: readonly Rule[] = [
     /\b(handles|is responsible for|looks after|takes care of|owns|is in charge of|manages|is the (person|one) for)\b/,
     1,
   ),
-  rule(/\b(forward(ed|ing)?|passed|passing) (this|your (email|message|note|mail)|it) (on )?to\b/, 2),
+  rule(/\b(forward(ed|ing)?|passed|passing) (this|your (email|message|note|mail)|it) (on )?to\b/, 1),
   rule(/\b(looping|cc'ing|ccing|copying) in\b|\bi've (cc'd|copied|looped in)\b/, 2),
   rule(/\bemailaddr\b/, 1),
   // DE
@@ -453,6 +459,11 @@ const WRONG_PERSON: readonly Rule[] = [
   fixed(/\bfalsche(n)? (ansprechpartner(in)?|person|kontakt|adresse)\b/, 3),
   fixed(/\bce n'est pas moi qui\b|\best parti(e)? (de|d')\b/, 3),
   fixed(/\bya no (pertenece|forma parte|esta en|trabaja en)\b/, 3),
+  fixed(/\bne (travaille|travaillons|travaillent) plus (pour|chez|avec|dans)\b|\breleve (de|du|des)\b/, 3),
+  fixed(
+    /\b(lo|la|esto lo) lleva (otra persona|otro|otra|mi companer[oa]|el|la)\b|\bescribele a\b|\bescribale a\b/,
+    3,
+  ),
 ];
 
 // ---------------------------------------------------------------------------------------------------
@@ -590,6 +601,7 @@ const NOT_NOW: readonly Rule[] = [
     /\b(danach|dann|ensuite|despues|after that|apres)\b.{0,10}\b(gerne|gern|volontiers|con gusto|happy to|sure)\b/,
     2,
   ),
+  rule(/\bnot today\b|\b(couple|few) (of )?(quarters|months)\b/, 2),
 ];
 
 const NOT_INTERESTED: readonly Rule[] = [
@@ -710,6 +722,9 @@ const NOT_INTERESTED: readonly Rule[] = [
   fixed(/\bkommt (fur uns |fur mich )?(leider )?nicht in frage\b|\bkeinen bedarf\b/, 3),
   fixed(/\bpas (l'utilite|d'utilite|utile pour nous)\b|\bc'est (non|un non)\b/, 3),
   fixed(/\bno (lo )?(vemos|veo) (necesario|util|interesante)\b|\bes un no\b/, 3),
+  fixed(/^\W*pass\b|\bnot in need\b|\b(say|saying|answer) no\b|\bno (appetite|use|need) for\b/, 3),
+  fixed(/\b(benotigen|brauchen) (wir |ich )?(so etwas|sowas|das|dies|dergleichen)\b.{0,10}\bnicht\b/, 3),
+  fixed(/(^|[,.!]\s*)(no|nope|nein|non)\s*([.!]+|$)/, 2),
 ];
 
 const INTERESTED: readonly Rule[] = [
@@ -852,6 +867,10 @@ const INTERESTED: readonly Rule[] = [
   rule(/\bzeigen sie (mal|mir|uns)\b|\bpasst (ihnen|es|euch)\b|\bmehr (daruber )?erfahren\b/, 2),
   rule(/\b(un |le |votre )?devis\b|\bm'appeler\b|\bm'interesserait\b/, 2),
   rule(/\b(i'd|we'd|i would|we would) (like|love) (the|a|an|your|some|more|to see|to get)\b/, 2),
+  rule(
+    /\b(can|could) you (show|walk) (me|us)\b|\bprice (sheet|list)\b|\binclude (a |the )?(price|quote|pricing)\b/,
+    2,
+  ),
 ];
 
 /**
