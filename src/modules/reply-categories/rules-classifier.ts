@@ -282,6 +282,12 @@ const OPT_OUT: readonly Rule[] = [
   fixed(
     /\bne (veux|souhaite|voulons|souhaitons) plus (de |d')?(vos |ces |tes )?(mails?|e-?mails?|messages?|courriels?|sollicitations?|relances?|newsletters?)\b/,
   ),
+  fixed(
+    /\b(discontinue|cease|end|halt|stop)\b.{0,20}\b(sending|emailing|e-mailing|contacting|messaging|mailing)\b/,
+  ),
+  fixed(
+    /\b(refuse|refuser|je refuse|rechazo|verweigere)\b.{0,30}\b(recevoir|recibir|erhalten|receive|e-?mails?|mails?|correos|courriels)\b/,
+  ),
 ];
 
 /** A sentence about unsubscribing that is not a request: our own footer, a conditional, a question about it. */
@@ -295,7 +301,7 @@ const ONE_WORD_OPT_OUT =
 /** Words of the opt-out family, read only when no category was recognised (see classifyByRules). */
 const OPT_OUT_WORDS: readonly Rule[] = [
   rule(
-    /\b(stop|stopp|unsub\w*|opt\W?out|remove|spam|refrain|cease|abmeld\w*|austrag\w*|losch\w*|entfern\w*|verteiler|desinscri\w*|desabonn\w*|retir\w*|supprim\w*|arret\w*|baja|elimin\w*|borr\w*|exclu\w*|quit(a|e|en|ad|ar)\w*|dej(a|en|ad) de)\b/,
+    /\b(stop|stopp|unsub\w*|opt\W?out|remove|spam|refrain|cease|discontinue|refuse|refuser|rechaz\w*|verweiger\w*|widersprech\w*|widerspreche|abmeld\w*|austrag\w*|losch\w*|entfern\w*|verteiler|desinscri\w*|desabonn\w*|retir\w*|supprim\w*|arret\w*|baja|elimin\w*|borr\w*|exclu\w*|quit(a|e|en|ad|ar)\w*|dej(a|en|ad) de)\b/,
     1,
   ),
 ];
@@ -464,6 +470,10 @@ const WRONG_PERSON: readonly Rule[] = [
     /\b(lo|la|esto lo) lleva (otra persona|otro|otra|mi companer[oa]|el|la)\b|\bescribele a\b|\bescribale a\b/,
     3,
   ),
+  fixed(/\b(don't|doesn't|do not|does not) (choose|decide|pick|select|buy|purchase)\b/, 3),
+  fixed(/\bnicht (mehr )?(zustandig|verantwortlich)\b|\bich entscheide (das|dies|es) nicht\b/, 3),
+  fixed(/\bno soy (el|la) (responsable|encargad[oa]|persona)\b/, 3),
+  rule(/\bpregunta a\b|\bpregunte a\b/, 2),
 ];
 
 // ---------------------------------------------------------------------------------------------------
@@ -602,6 +612,7 @@ const NOT_NOW: readonly Rule[] = [
     2,
   ),
   rule(/\bnot today\b|\b(couple|few) (of )?(quarters|months)\b/, 2),
+  rule(/\b(a principios|a finales|a mediados) (de|del)\b|\b(el|del) ano que viene\b|\bhold off\b/, 2),
 ];
 
 const NOT_INTERESTED: readonly Rule[] = [
@@ -725,6 +736,12 @@ const NOT_INTERESTED: readonly Rule[] = [
   fixed(/^\W*pass\b|\bnot in need\b|\b(say|saying|answer) no\b|\bno (appetite|use|need) for\b/, 3),
   fixed(/\b(benotigen|brauchen) (wir |ich )?(so etwas|sowas|das|dies|dergleichen)\b.{0,10}\bnicht\b/, 3),
   fixed(/(^|[,.!]\s*)(no|nope|nein|non)\s*([.!]+|$)/, 2),
+  fixed(
+    /\bdecided (not to|against) (pursue|pursuing|proceed|proceeding|move forward|moving forward|go ahead|going ahead|it|this)\b/,
+    3,
+  ),
+  fixed(/\bhaben wir (schon|bereits)\b/, 3),
+  fixed(/\bne nous concerne pas\b|\bne (donnerons|donnons|donnerai) pas suite\b/, 3),
 ];
 
 const INTERESTED: readonly Rule[] = [
@@ -871,6 +888,9 @@ const INTERESTED: readonly Rule[] = [
     /\b(can|could) you (show|walk) (me|us)\b|\bprice (sheet|list)\b|\binclude (a |the )?(price|quote|pricing)\b/,
     2,
   ),
+  rule(/\b(share|send|show)\b.{0,20}\b(video|demo|overview|walkthrough|recording|deck|presentation)\b/, 2),
+  rule(/\btiming is (right|good|perfect|great)\b|\bgood timing\b|\bperfect timing\b/, 3),
+  rule(/\b(wie teuer|was kostet)\b|\b(brauchen|gebrauchen) (konnten|konnen)\b/, 2),
 ];
 
 /**
