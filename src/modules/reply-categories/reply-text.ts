@@ -40,11 +40,11 @@ const SPLIT_HEADER_SECOND = /^.{0,200}\b(wrote|schrieb.{0,200}|a écrit|escribi�
 
 /** Sign-offs: the line and everything after it is the signature (only when a line holds nothing else). */
 const SIGN_OFF_LINES: readonly RegExp[] = [
-  /^\s*(mit\s+)?(freundlichen|freundliche|besten|herzlichen|vielen|liebe|viele|beste|schöne|sonnige|liebe)\s+gr(ü|ue|u)(ß|ss)(e|en)?(\s+aus\s+.{1,40})?\s*[,.!]?\s*$/i,
+  /^\s*(mit\s+)?(freundlichen|freundliche|besten|herzlichen|herzliche|vielen|liebe|viele|beste|schöne|sonnige)\s+gr(ü|ue|u)(ß|ss)(e|en)?(\s+aus\s+.{1,40})?\s*[,.!]?\s*$/i,
   /^\s*(mfg|vg|lg|bg|gruß|grüße|gruss|grüsse)(\s+aus\s+.{1,40})?\s*[,.!]?\s*$/i,
   /^\s*(un\s+)?(cordial\s+)?saludos?(\s+cordiales)?\s*[,.!]?\s*$/i,
   /^\s*(atentamente|un abrazo|muchas gracias y saludos)\s*[,.!]?\s*$/i,
-  /^\s*(bien\s+|très\s+)?(cordialement|amicalement|bien à vous|salutations|bonne journée|bonne soirée|cdlt|cdt|bàv|bav)\s*[,.!]?\s*$/i,
+  /^\s*(bien\s+|très\s+)?(cordialement|amicalement|bien à vous|salutations|bonne journée|bonne soirée|cdlt|cdt|bàv|bav|a\+|à\+|à bientôt|a bientot)\s*[,.!]?\s*$/i,
   /^\s*(best|kind|warm|warmest)(\s+regards|\s+wishes)?\s*[,.!]?\s*$/i,
   /^\s*(regards|thanks and regards|many thanks|cheers|sincerely|yours sincerely|yours truly|all the best)\s*[,.!]?\s*$/i,
   /^\s*(sent from my|von meinem|envoyé de mon|enviado desde mi)\s.{1,60}$/i,

@@ -150,4 +150,6 @@ export const INTERESTED: readonly Rule[] = [
   rule(/\b(share|send|show)\b.{0,20}\b(video|demo|overview|walkthrough|recording|deck|presentation)\b/, 2),
   rule(/\btiming is (right|good|perfect|great)\b|\bgood timing\b|\bperfect timing\b/, 3),
   rule(/\b(wie teuer|was kostet)\b|\b(brauchen|gebrauchen) (konnten|konnen)\b/, 2),
+  rule(/\b(i'm|i am|we're|we are|count (me|us)) in\b|\bdoes it (work|integrate) with\b/, 2),
+  rule(/\bneugierig\b|\bwie funktioniert\b/, 2),
 ];

@@ -130,4 +130,5 @@ export const NOT_INTERESTED: readonly Rule[] = [
   ),
   fixed(/\bhaben wir (schon|bereits)\b/, 3),
   fixed(/\bne nous concerne pas\b|\bne (donnerons|donnons|donnerai) pas suite\b/, 3),
+  fixed(/\b(won't|will not|aren't|are not|not) (be )?(buying|purchasing|investing in|signing up for)\b/, 3),
 ];

@@ -136,4 +136,5 @@ export const NOT_NOW: readonly Rule[] = [
   ),
   rule(/\bnot today\b|\b(couple|few) (of )?(quarters|months)\b/, 2),
   rule(/\b(a principios|a finales|a mediados) (de|del)\b|\b(el|del) ano que viene\b|\bhold off\b/, 2),
+  rule(/\b(frozen|freeze|paused|on hold)\b.{0,30}\b(until|till|through)\b|\btry (then|again then)\b/, 2),
 ];

@@ -143,4 +143,19 @@ export const WRONG_PERSON: readonly Rule[] = [
   fixed(/\bnicht (mehr )?(zustandig|verantwortlich)\b|\bich entscheide (das|dies|es) nicht\b/, 3),
   fixed(/\bno soy (el|la) (responsable|encargad[oa]|persona)\b/, 3),
   rule(/\bpregunta a\b|\bpregunte a\b/, 2),
+  fixed(
+    /\bno longer (covers?|covering|handles?|in charge of|responsible for)\b|\bmoved to (our|another|a different|the) .{0,20}(office|team|role|department|position)\b/,
+    3,
+  ),
+  rule(/\bcontact\b.{0,30}\binstead\b/, 2),
+  fixed(
+    /\bi (just|only) (handle|do|work on|look after|deal with)\b|\byou('ll| will)? want to (talk|speak) (to|with)\b/,
+    3,
+  ),
+  fixed(
+    /\bnicht mehr\b.{0,40}\b(tatig|beschaftigt|angestellt)\b|\b(entscheidet|entscheiden)\b.{0,40}\b(geschaftsfuhrung|chef|leitung|vorstand|einkauf|kollege|kollegin)\b|\bnicht ich\b/,
+    3,
+  ),
+  fixed(/\bne (travaille|travaillons|travaillent) plus (ici|la)\b/, 3),
+  fixed(/\bno soy yo\b|\bdeberias (hablar|contactar|escribir)\b|\bdeberia (hablar|contactar|escribir)\b/, 3),
 ];
