@@ -171,6 +171,16 @@ describe.each(AI_PROVIDER_NAMES)('categorize with ai_provider %s', (provider) =>
     expect(allowCall).toHaveBeenCalledTimes(1);
     expect(fakes[provider].requests).toHaveLength(0);
   });
+
+  it('falls back to the rules, calling nothing, when the daily cap cannot be read', async () => {
+    const allowCall = (): Promise<boolean> => Promise.reject(new Error('redis down'));
+    await expect(categorize(BODY, settings(provider, { allowCall }))).resolves.toEqual({
+      category: 'not_now',
+      source: 'rules',
+      fallback: 'error',
+    });
+    expect(fakes[provider].requests).toHaveLength(0);
+  });
 });
 
 describe('categorize with ai_provider none', () => {

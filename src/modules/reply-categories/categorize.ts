@@ -126,7 +126,12 @@ export async function categorize(body: string, settings: CategorizeSettings): Pr
   const apiKey = settings.apiKeys[provider];
   if (!apiKey) return byRules('no_key');
   if (text === '') return byRules('empty_reply');
-  if (settings.allowCall && !(await settings.allowCall())) return byRules('daily_limit');
+  if (settings.allowCall) {
+    // A counter that cannot be read (Redis down) must not fail the categorisation: the rules decide.
+    const allowed = await settings.allowCall().catch(() => null);
+    if (allowed === null) return byRules('error');
+    if (!allowed) return byRules('daily_limit');
+  }
   const timeoutMs = settings.timeoutMs ?? AI_TIMEOUT_MS;
   try {
     const outcome = await withinBound(timeoutMs, (signal) =>

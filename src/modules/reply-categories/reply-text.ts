@@ -14,6 +14,9 @@ import EmailReplyParser from 'email-reply-parser';
 
 export const REPLY_TEXT_MAX_CHARS = 4000;
 
+/** How much of a body is read at all (a long quoted thread must not cost more). */
+const REPLY_SCAN_MAX_CHARS = 100_000;
+
 /** A line that begins the quoted original, whatever follows it. */
 const QUOTE_START_LINES: readonly RegExp[] = [
   // -----Original Message----- and its translations, with or without the dashes' exact count.
@@ -83,7 +86,11 @@ const parser = new EmailReplyParser();
  * {@link REPLY_TEXT_MAX_CHARS} characters. Empty when nothing of the person's own words remains.
  */
 export function replyText(body: string): string {
-  const normalized = body.replace(/\r\n?/g, '\n').replace(/\u00a0/g, ' ');
+  // The reply's own words are at the top: what lies past the first 100,000 characters is history.
+  const normalized = body
+    .slice(0, REPLY_SCAN_MAX_CHARS)
+    .replace(/\r\n?/g, '\n')
+    .replace(/\u00a0/g, ' ');
   const lines = normalized.split('\n');
   const own = lines.slice(0, firstQuoteStart(lines)).join('\n');
   let visible: string;

@@ -16,13 +16,18 @@ export function foldText(text: string): string {
     .replace(/[ \t]+/g, ' ');
 }
 
-/** Where the clause holding `index` begins: sentence ends, commas and "but"-like words bound a negation. */
+/** What ends a clause, for negation: sentence ends, commas, dashes, "but"-like words, "and I". */
 const CLAUSE_BOUNDARY =
   /[.!?;:\n,(]|\s[-–—]\s|\b(but|however|though|although|aber|jedoch|doch|sondern|mais|cependant|pero|sino|aunque)\b|\b(and|und|et|y) (i|we|i'd|we'd|i'm|we're|ich|wir|je|j'|nous|yo|nosotros)\b/g;
 
+/** How far back a negation is looked for: it stands a few words before the phrase it cancels. */
+const NEGATION_WINDOW = 120;
+
+/** Where the clause holding `index` begins, looking back at most {@link NEGATION_WINDOW} characters. */
 function clauseStart(text: string, index: number): number {
-  let start = 0;
-  for (const m of text.slice(0, index).matchAll(CLAUSE_BOUNDARY)) start = m.index + m[0].length;
+  const from = Math.max(0, index - NEGATION_WINDOW);
+  let start = from;
+  for (const m of text.slice(from, index).matchAll(CLAUSE_BOUNDARY)) start = from + m.index + m[0].length;
   return start;
 }
 
