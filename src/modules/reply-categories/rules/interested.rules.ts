@@ -152,4 +152,8 @@ export const INTERESTED: readonly Rule[] = [
   rule(/\b(wie teuer|was kostet)\b|\b(brauchen|gebrauchen) (konnten|konnen)\b/, 2),
   rule(/\b(i'm|i am|we're|we are|count (me|us)) in\b|\bdoes it (work|integrate) with\b/, 2),
   rule(/\bneugierig\b|\bwie funktioniert\b/, 2),
+  rule(
+    /\b(appelez-moi|rappelez-moi|llamame|llameme|call me)\b|\bcontinuez\b|\bkeep following up\b|\bdon't (close|stop)\b/,
+    2,
+  ),
 ];

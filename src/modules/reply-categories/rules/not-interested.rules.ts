@@ -131,4 +131,12 @@ export const NOT_INTERESTED: readonly Rule[] = [
   fixed(/\bhaben wir (schon|bereits)\b/, 3),
   fixed(/\bne nous concerne pas\b|\bne (donnerons|donnons|donnerai) pas suite\b/, 3),
   fixed(/\b(won't|will not|aren't|are not|not) (be )?(buying|purchasing|investing in|signing up for)\b/, 3),
+  fixed(
+    /\bno (plans?|intention) to (change|switch|buy|replace|move|look|invest|add)\b|\b(isn't|is not|not) (something|anything) (we|i)('d| would| will)? (use|need|buy|consider)\b/,
+    3,
+  ),
+  fixed(
+    /\blohnt sich (fur uns |fur mich )?(leider )?nicht\b|\bpas l'usage\b|\bpas d'usage\b|\bno (lo |la )?(vamos a|voy a) (contratar|comprar|usar)\b/,
+    3,
+  ),
 ];

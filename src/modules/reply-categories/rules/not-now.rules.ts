@@ -137,4 +137,9 @@ export const NOT_NOW: readonly Rule[] = [
   rule(/\bnot today\b|\b(couple|few) (of )?(quarters|months)\b/, 2),
   rule(/\b(a principios|a finales|a mediados) (de|del)\b|\b(el|del) ano que viene\b|\bhold off\b/, 2),
   rule(/\b(frozen|freeze|paused|on hold)\b.{0,30}\b(until|till|through)\b|\btry (then|again then)\b/, 2),
+  rule(
+    /\b(after|nach|apres|despues de) (the |den |les |la |las )?(easter|christmas|the holidays|holidays|ostern|pfingsten|weihnachten|ferien|sommerpause|paques|noel|vacances|semana santa|navidad|vacaciones)\b/,
+    2,
+  ),
+  rule(/\b(melden|kontaktieren|schreiben|fragen)\b.{0,30}\b(nochmal|noch einmal|erneut|wieder)\b/, 2),
 ];

@@ -212,6 +212,8 @@ const OPT_OUT: readonly Rule[] = [
   fixed(
     /\b(refuse|refuser|je refuse|rechazo|verweigere)\b.{0,30}\b(recevoir|recibir|erhalten|receive|e-?mails?|mails?|correos|courriels)\b/,
   ),
+  rule(/\btake (me|us|my (e-?mail|address|name|details|data)) out of (your|the)\b/),
+  fixed(/\b(bitte )?nicht mehr (melden|anrufen|mailen|anschreiben)\b/),
 ];
 
 /** A sentence about unsubscribing that is not a request: our own footer, a conditional, a question about it. */

@@ -158,4 +158,6 @@ export const WRONG_PERSON: readonly Rule[] = [
   ),
   fixed(/\bne (travaille|travaillons|travaillent) plus (ici|la)\b/, 3),
   fixed(/\bno soy yo\b|\bdeberias (hablar|contactar|escribir)\b|\bdeberia (hablar|contactar|escribir)\b/, 3),
+  fixed(/\bim ruhestand\b|\bin rente\b|\bretraite\b|\bjubilad[oa]\b/, 3),
+  fixed(/\byo no (decido|llevo|me encargo)\b|\bes cosa (del|de la|de)\b/, 3),
 ];
