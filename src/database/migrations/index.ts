@@ -17,6 +17,7 @@ import { Conversations1799400000000 } from './1799400000000-Conversations.js';
 import { CampaignFeatures1799500000000 } from './1799500000000-CampaignFeatures.js';
 import { ManualReplySweep1799600000000 } from './1799600000000-ManualReplySweep.js';
 import { MailReading1799800000000 } from './1799800000000-MailReading.js';
+import { ReplyCategories1799950000000 } from './1799950000000-ReplyCategories.js';
 
 export const MIGRATIONS: Array<new () => object> = [
   Init1795318086464,
@@ -34,4 +35,5 @@ export const MIGRATIONS: Array<new () => object> = [
   CampaignFeatures1799500000000,
   ManualReplySweep1799600000000,
   MailReading1799800000000,
+  ReplyCategories1799950000000,
 ];
