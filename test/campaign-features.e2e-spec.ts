@@ -282,6 +282,7 @@ describe('campaign features (API)', () => {
         replied: 0,
         interested: 0,
         bounced: 1,
+        soft_bounced: 0,
         unsubscribed: 0,
       },
       {
@@ -292,6 +293,7 @@ describe('campaign features (API)', () => {
         replied: 0,
         interested: 0,
         bounced: 0,
+        soft_bounced: 0,
         unsubscribed: 0,
       },
     ]);
