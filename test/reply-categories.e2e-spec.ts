@@ -17,12 +17,17 @@ import { ReplyCategoriesRepository } from '../src/modules/reply-categories/reply
 import { ReplyCategorizer } from '../src/modules/reply-categories/reply-categorizer.service.js';
 import { WorkerRunner } from '../src/worker/worker.module.js';
 import { api, bootApp, createTenant, type TestTenant } from './helpers/app.js';
-import { startFakeProvider, type FakeProvider } from './helpers/fake-ai-providers.js';
+import { startFakeProvider, type FakeProvider, type FakeProviderName } from './helpers/fake-ai-providers.js';
 import { seedCampaign, seedContact, type SeededCampaign } from './helpers/mail-servers.js';
 import { waitFor } from './helpers/wait.js';
 
 const KEY = 'sk-test-cat2-4b1d9e';
 const MODEL = 'gpt-4.1-mini';
+const OTHERS: Array<{ provider: Exclude<FakeProviderName, 'openai'>; model: string; env: string }> = [
+  { provider: 'anthropic', model: 'claude-haiku-4-5', env: 'ANTHROPIC' },
+  { provider: 'google', model: 'gemini-2.5-flash', env: 'GOOGLE' },
+  { provider: 'mistral', model: 'mistral-small-latest', env: 'MISTRAL' },
+];
 const QUOTED = 'QUOTED-HISTORY-5521';
 const FAR = new Date(Date.now() + 30 * 86_400_000);
 
@@ -57,6 +62,7 @@ describe('reply categories (inbound route, sweep, provider fake)', () => {
   let app: NestExpressApplication;
   let db: DataSource;
   let fake: FakeProvider;
+  const others = {} as Record<FakeProviderName, FakeProvider>;
   let counter = 0;
   const q = (sql: string, params?: unknown[]): Promise<unknown> => db.query(sql, params);
   const one = async <T>(sql: string, params?: unknown[]): Promise<T> =>
@@ -140,6 +146,11 @@ describe('reply categories (inbound route, sweep, provider fake)', () => {
     fake = await startFakeProvider('openai');
     process.env.OPENAI_API_KEY = KEY;
     process.env.OPENAI_BASE_URL = fake.baseUrl;
+    for (const o of OTHERS) {
+      others[o.provider] = await startFakeProvider(o.provider);
+      process.env[`${o.env}_API_KEY`] = `${KEY}-${o.provider}`;
+      process.env[`${o.env}_BASE_URL`] = others[o.provider].baseUrl;
+    }
     process.env.AI_TIMEOUT_MS = '700';
     resetConfig();
     app = await bootApp();
@@ -151,6 +162,11 @@ describe('reply categories (inbound route, sweep, provider fake)', () => {
     await fake.close();
     delete process.env.OPENAI_API_KEY;
     delete process.env.OPENAI_BASE_URL;
+    for (const o of OTHERS) {
+      await others[o.provider].close();
+      delete process.env[`${o.env}_API_KEY`];
+      delete process.env[`${o.env}_BASE_URL`];
+    }
     delete process.env.AI_TIMEOUT_MS;
     resetConfig();
   });
@@ -168,7 +184,9 @@ describe('reply categories (inbound route, sweep, provider fake)', () => {
     const id = await reply(c, s, 'Please remove me from your list.\n\nThanks,\nPat');
     expect(await decided(id)).toEqual({ category: 'unsubscribe_request', category_source: 'rules' });
 
+    // ai_provider none (the default), although every provider's key and base URL are set.
     expect(fake.requests.length).toBe(before);
+    for (const o of OTHERS) expect(others[o.provider].requests).toHaveLength(0);
     expect(await enrollment(s.enrollmentId)).toEqual({ status: 'stopped', stop_reason: 'replied' });
     expect(await enrollment(Number(second.id))).toEqual({ status: 'stopped', stop_reason: 'unsubscribed' });
     const suppressions = await api(app, t.token).get(`/suppressions?email=${s.email}`);
@@ -293,6 +311,30 @@ describe('reply categories (inbound route, sweep, provider fake)', () => {
     expect(event.data).toMatchObject({ category: 'not_now', category_source: 'ai' });
   });
 
+  it('ai_provider anthropic, google, mistral: each gets its model and key, never the quoted history', async () => {
+    for (const o of OTHERS) {
+      const { t, c } = await workspace({ ai_provider: o.provider, ai_model: o.model });
+      const s = await sent(t, c);
+      const f = others[o.provider];
+      f.behave({ answer: '{"category":"wrong_person"}' });
+      const id = await reply(c, s, 'Could you tell me more about pricing for ten seats?');
+      expect([o.provider, await decided(id)]).toEqual([
+        o.provider,
+        { category: 'wrong_person', category_source: 'ai' },
+      ]);
+      expect(f.requests).toHaveLength(1);
+      const [call] = f.requests;
+      const key = `${KEY}-${o.provider}`;
+      if (o.provider === 'anthropic') expect(call.headers['x-api-key']).toBe(key);
+      if (o.provider === 'google') expect(call.headers['x-goog-api-key']).toBe(key);
+      if (o.provider === 'mistral') expect(call.headers.authorization).toBe(`Bearer ${key}`);
+      if (o.provider === 'google') expect(call.path).toContain(o.model);
+      else expect((call.body as { model: string }).model).toBe(o.model);
+      expect(call.raw).toContain('pricing for ten seats');
+      expect(call.raw).not.toContain(QUOTED);
+    }
+  });
+
   it('garbage and injection answers, HTTP errors and timeouts fall back to the rules', async () => {
     const { t, c } = await workspace({ ai_provider: 'openai', ai_model: MODEL });
     const cases: Array<[Parameters<FakeProvider['behave']>[0], string]> = [
@@ -312,6 +354,8 @@ describe('reply categories (inbound route, sweep, provider fake)', () => {
       const s = await sent(t, c);
       const before = fake.requests.length;
       const id = await reply(c, s, 'Please take me off your mailing list.');
+      // Ingestion answered without waiting for the provider, which has not answered yet.
+      if (what === 'timeout') expect(await categoryOf(id)).toEqual({ category: null, category_source: null });
       expect([what, await decided(id)]).toEqual([
         what,
         { category: 'unsubscribe_request', category_source: 'rules' },
