@@ -12,6 +12,7 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { registry } from '../src/common/metrics/metrics.js';
 import { resetConfig } from '../src/config/app-config.js';
 import { ReplyCategoriesRepository } from '../src/modules/reply-categories/reply-categories.repository.js';
 import { ReplyCategorizer } from '../src/modules/reply-categories/reply-categorizer.service.js';
@@ -377,6 +378,9 @@ describe('reply categories (inbound route, sweep, provider fake)', () => {
       sources.push(`${got.category}/${got.category_source}/${fake.requests.length - before}`);
     }
     expect(sources).toEqual(['wrong_person/ai/1', 'wrong_person/ai/1', 'not_interested/rules/0']);
+    expect(await registry.metrics()).toMatch(
+      /outreach_reply_categories_total\{source="rules",fallback="daily_limit"\} [1-9]/,
+    );
     fake.behave({ answer: '{"category":"other"}' });
   });
 

@@ -17,6 +17,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { Draining } from '../../common/lifecycle/draining.js';
 import { logger } from '../../common/logging/logger.js';
+import { metrics, workspaceLabels } from '../../common/metrics/metrics.js';
 import { appConfig } from '../../config/app-config.js';
 import { effectiveConfig } from '../workspaces/workspace-config.js';
 import { AiDailyLimit } from './ai-daily-limit.js';
@@ -79,6 +80,14 @@ export class ReplyCategorizer {
             }),
           );
           outcome = applied ? `${result.source}${result.fallback ? `:${result.fallback}` : ''}` : 'already';
+          if (applied) {
+            metrics().replyCategories.inc(
+              workspaceLabels(
+                { source: result.source, fallback: result.fallback ?? 'none' },
+                reply.workspace_id,
+              ),
+            );
+          }
         } catch (err) {
           // Left leased: taken again once the lease expires. The error names no reply text.
           logger.error({ messageId: reply.id, err }, 'reply not categorised; retried later');
