@@ -29,6 +29,8 @@ const EXAMPLE = {
   variant: null,
   error: null,
   bounce: null,
+  category: null,
+  category_source: null,
   created_at: '2026-11-24T10:15:02.118Z',
 };
 
