@@ -75,6 +75,7 @@ describe('analytics: GET /analytics/daily', () => {
       campaign_id: 11,
       sent: 3,
       replied: 1,
+      interested: 0,
       auto_replied: 1,
       bounced: 1,
       soft_bounced: 0,

@@ -76,6 +76,38 @@ export interface AppConfig {
   dnsServers: string[];
   /** DKIM_SELECTORS: selectors health looks for besides the provider's own. */
   dkimSelectors: string[];
+  /**
+   * The operator's AI provider keys and API roots (CONTRACT §20): `OPENAI_API_KEY`/`OPENAI_BASE_URL`,
+   * `ANTHROPIC_…`, `GOOGLE_…` (or `GEMINI_API_KEY`), `MISTRAL_…`. Used for reply categories of the
+   * workspaces whose `ai_provider` names that provider.
+   */
+  ai: {
+    apiKeys: Partial<Record<AiProvider, string>>;
+    baseUrls: Partial<Record<AiProvider, string>>;
+    /** AI_TIMEOUT_MS (default and at most 10,000, the contract's bound): only tests lower it. */
+    timeoutMs: number;
+  };
+}
+
+export type AiProvider = 'openai' | 'anthropic' | 'google' | 'mistral';
+
+const AI_ENV_PREFIXES: ReadonlyArray<[AiProvider, string]> = [
+  ['openai', 'OPENAI'],
+  ['anthropic', 'ANTHROPIC'],
+  ['google', 'GOOGLE'],
+  ['mistral', 'MISTRAL'],
+];
+
+function aiSettings(env: NodeJS.ProcessEnv): AppConfig['ai'] {
+  const apiKeys: AppConfig['ai']['apiKeys'] = {};
+  const baseUrls: AppConfig['ai']['baseUrls'] = {};
+  for (const [provider, prefix] of AI_ENV_PREFIXES) {
+    const key = env[`${prefix}_API_KEY`] || (provider === 'google' ? env.GEMINI_API_KEY : undefined);
+    if (key) apiKeys[provider] = key;
+    const baseUrl = env[`${prefix}_BASE_URL`];
+    if (baseUrl) baseUrls[provider] = baseUrl;
+  }
+  return { apiKeys, baseUrls, timeoutMs: intVar(env, 'AI_TIMEOUT_MS', 10_000, 100, 10_000) };
 }
 
 export class ConfigError extends Error {}
@@ -192,6 +224,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     mailProviders: withConfigErrors(() => loadMailProviders(env)),
     dnsServers: withConfigErrors(() => parseDnsServers(env.DNS_SERVERS)),
     dkimSelectors: listVar(env, 'DKIM_SELECTORS').map((s) => s.toLowerCase()),
+    ai: aiSettings(env),
   };
 }
 

@@ -789,7 +789,15 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Correct the category of the thread's latest reply
+         * @description The latest reply of the thread takes `category` with `category_source: "manual"` (a later decision of the service never overrides it) and `email.categorized` fires again. `unsubscribe_request` suppresses the address (`unsubscribed`) and stops its enrollments, as the one-click link does; correcting it away does not lift the suppression (delete the suppression for that). `interested` in the analytics follows the correction. A thread without a reply answers 409
+         *
+         *     Requires an API key with scope `threads:write`.
+         *
+         *     Send an `Idempotency-Key` to make a retry safe.
+         */
+        patch: operations["v1.threads.update"];
         trace?: never;
     };
     "/api/v1/threads/{thread}/messages": {
@@ -1331,6 +1339,8 @@ export interface components {
             date: string;
             /** @description Contacts enrolled */
             enrolled: number;
+            /** @description Replies categorised `interested` (by the rules, the workspace's AI provider or a correction), on the day the reply was received */
+            interested: number;
             /** @description Replies received (auto-replies excluded) */
             replied: number;
             /** @description Messages sent */
@@ -1552,6 +1562,18 @@ export interface components {
             body_purged_at: string | null;
             /** @description The bounce verdict (reason, hard, status, smtp_code, diagnostic): on a sent message that bounced, and on the delivery-failure report (kind `bounce`) itself; null otherwise */
             bounce: components["schemas"]["BounceResponseDto"] | null;
+            /**
+             * @description A reply's category: `interested`, `not_interested`, `not_now`, `wrong_person`, `unsubscribe_request` (suppresses the address and stops its enrollments) or `other`; null until decided (shortly after the reply is recorded) and on every other kind of message
+             * @example interested
+             * @enum {string|null}
+             */
+            category: "interested" | "not_interested" | "not_now" | "wrong_person" | "unsubscribe_request" | "other" | null;
+            /**
+             * @description Who decided `category`: `rules` (the built-in classifier, also the fallback when the workspace's AI provider fails or its `ai_daily_limit` is reached), `ai` (the workspace's AI provider) or `manual` (`PATCH /threads/{id}`)
+             * @example rules
+             * @enum {string|null}
+             */
+            category_source: "rules" | "ai" | "manual" | null;
             /** Format: date-time */
             created_at: string;
             /** @enum {string} */
@@ -1694,6 +1716,11 @@ export interface components {
              */
             campaign_id: number;
             /**
+             * @description Replies categorised `interested`, counted like `replied` (the variant of the last message sent in the thread)
+             * @example 4
+             */
+            interested: number;
+            /**
              * @description Replies, counted for the variant of the last message sent in the thread
              * @example 12
              */
@@ -1761,6 +1788,12 @@ export interface components {
         ThreadResponseDto: {
             /** Format: int64 */
             campaign_id: number | null;
+            /**
+             * @description The category of the thread's latest categorised reply, null before one: `interested`, `not_interested`, `not_now`, `wrong_person`, `unsubscribe_request` (suppresses the address and stops its enrollments) or `other`. Decided shortly after the reply is recorded; corrected with `PATCH /threads/{id}`
+             * @example interested
+             * @enum {string|null}
+             */
+            category: "interested" | "not_interested" | "not_now" | "wrong_person" | "unsubscribe_request" | "other" | null;
             /** Format: int64 */
             contact_id: number;
             /** Format: date-time */
@@ -1855,6 +1888,14 @@ export interface components {
             /** @description Replaces all steps; only while the sequence is draft (else 409) */
             steps?: components["schemas"]["SequenceStepDto"][];
         };
+        UpdateThreadDto: {
+            /**
+             * @description The corrected category of the thread's latest reply: `interested`, `not_interested`, `not_now`, `wrong_person`, `unsubscribe_request` (suppresses the address and stops its enrollments) or `other`
+             * @example not_now
+             * @enum {string}
+             */
+            category: "interested" | "not_interested" | "not_now" | "wrong_person" | "unsubscribe_request" | "other";
+        };
         UpdateWebhookEndpointDto: {
             description?: string | null;
             events?: ("message" | "email" | "contact" | "enrollment" | "inbox")[];
@@ -1865,7 +1906,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             /** @enum {string} */
-            event: "message.sent" | "email.replied" | "email.bounced" | "email.complained" | "contact.created" | "enrollment.completed" | "inbox.error" | "webhook.test";
+            event: "message.sent" | "email.replied" | "email.bounced" | "email.complained" | "email.categorized" | "contact.created" | "enrollment.completed" | "inbox.error" | "webhook.test";
             /** Format: uuid */
             event_id: string;
             /** Format: int64 */
@@ -1916,6 +1957,11 @@ export interface components {
             url: string;
         };
         WorkspaceConfigDto: {
+            /**
+             * @description Calls to the workspace's AI provider per UTC day to categorise replies; once reached, the built-in rules decide the day's remaining replies. 0 never calls
+             * @default 1000
+             */
+            ai_daily_limit?: number;
             ai_model?: string | null;
             /**
              * @default none
@@ -1940,6 +1986,11 @@ export interface components {
             unsubscribe_footer_enabled?: boolean;
         };
         WorkspaceConfigViewDto: {
+            /**
+             * @description AI provider calls per UTC day; 0 never calls
+             * @example 1000
+             */
+            ai_daily_limit: number;
             ai_model: string | null;
             /** @enum {string} */
             ai_provider: "openai" | "anthropic" | "google" | "mistral" | "none";
@@ -2019,6 +2070,7 @@ export interface operations {
                      *           "campaign_id": 1,
                      *           "sent": 0,
                      *           "replied": 0,
+                     *           "interested": 0,
                      *           "auto_replied": 0,
                      *           "bounced": 0,
                      *           "soft_bounced": 0,
@@ -2248,6 +2300,7 @@ export interface operations {
                      *           "variant": "B",
                      *           "sent": 500,
                      *           "replied": 12,
+                     *           "interested": 4,
                      *           "bounced": 3,
                      *           "soft_bounced": 2,
                      *           "unsubscribed": 1
@@ -8591,6 +8644,8 @@ export interface operations {
                      *           "smtp_code": 550,
                      *           "diagnostic": "string"
                      *         },
+                     *         "category": "interested",
+                     *         "category_source": "rules",
                      *         "created_at": "2019-08-24T14:15:22Z"
                      *       }
                      *     }
@@ -8796,6 +8851,7 @@ export interface operations {
                      *             "message_body_retention_days": 0,
                      *             "ai_provider": "openai",
                      *             "ai_model": "string",
+                     *             "ai_daily_limit": 1000,
                      *             "bounce_rate_pause_percent": 5
                      *           },
                      *           "organization_id": "7c60d51f-b44e-4682-87d6-449835ea4de6",
@@ -9012,6 +9068,7 @@ export interface operations {
                  *         "message_body_retention_days": 365,
                  *         "ai_provider": "openai",
                  *         "ai_model": "string",
+                 *         "ai_daily_limit": 1000,
                  *         "bounce_rate_pause_percent": 5
                  *       }
                  *     }
@@ -9042,6 +9099,7 @@ export interface operations {
                      *             "message_body_retention_days": 0,
                      *             "ai_provider": "openai",
                      *             "ai_model": "string",
+                     *             "ai_daily_limit": 1000,
                      *             "bounce_rate_pause_percent": 5
                      *           },
                      *           "organization_id": "7c60d51f-b44e-4682-87d6-449835ea4de6",
@@ -9306,6 +9364,7 @@ export interface operations {
                      *           "message_body_retention_days": 0,
                      *           "ai_provider": "openai",
                      *           "ai_model": "string",
+                     *           "ai_daily_limit": 1000,
                      *           "bounce_rate_pause_percent": 5
                      *         },
                      *         "organization_id": "7c60d51f-b44e-4682-87d6-449835ea4de6",
@@ -9505,6 +9564,7 @@ export interface operations {
                  *         "message_body_retention_days": 365,
                  *         "ai_provider": "openai",
                  *         "ai_model": "string",
+                 *         "ai_daily_limit": 1000,
                  *         "bounce_rate_pause_percent": 5
                  *       }
                  *     }
@@ -9535,6 +9595,7 @@ export interface operations {
                      *             "message_body_retention_days": 0,
                      *             "ai_provider": "openai",
                      *             "ai_model": "string",
+                     *             "ai_daily_limit": 1000,
                      *             "bounce_rate_pause_percent": 5
                      *           },
                      *           "organization_id": "7c60d51f-b44e-4682-87d6-449835ea4de6",
@@ -11615,6 +11676,8 @@ export interface operations {
         parameters: {
             query?: {
                 campaign_id?: number;
+                /** @description Only threads whose latest categorised reply has this category: `interested`, `not_interested`, `not_now`, `wrong_person`, `unsubscribe_request` (suppresses the address and stops its enrollments) or `other` */
+                category?: "interested" | "not_interested" | "not_now" | "wrong_person" | "unsubscribe_request" | "other";
                 contact_id?: number;
                 /** @description Opaque cursor from a previous page (next_cursor or prev_cursor) */
                 cursor?: string;
@@ -11650,6 +11713,7 @@ export interface operations {
                      *           "subject": "string",
                      *           "message_count": 0,
                      *           "last_message_at": "2019-08-24T14:15:22Z",
+                     *           "category": "interested",
                      *           "created_at": "2019-08-24T14:15:22Z"
                      *         }
                      *       ],
@@ -11870,6 +11934,7 @@ export interface operations {
                      *         "subject": "string",
                      *         "message_count": 0,
                      *         "last_message_at": "2019-08-24T14:15:22Z",
+                     *         "category": "interested",
                      *         "created_at": "2019-08-24T14:15:22Z"
                      *       }
                      *     }
@@ -12041,6 +12106,295 @@ export interface operations {
             };
         };
     };
+    "v1.threads.update": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry for 24 hours: the same key with the same body replays the stored answer (Idempotent-Replayed: true); with another body → 422 idempotency_key_reused; while the first is still running → 409 idempotency_key_in_use. 1 to 255 visible ASCII characters, e.g. a UUID.
+                 * @example 6f1c2a8e-9b3d-4c55-8f0e-2d7a1b9c4e10
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                thread: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "category": "not_now"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateThreadDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": 1,
+                     *         "inbox_id": "5127f22b-d152-46dd-aeaa-3a852d9fbfc2",
+                     *         "contact_id": 1,
+                     *         "enrollment_id": 1,
+                     *         "campaign_id": 1,
+                     *         "subject": "string",
+                     *         "message_count": 0,
+                     *         "last_message_at": "2019-08-24T14:15:22Z",
+                     *         "category": "interested",
+                     *         "created_at": "2019-08-24T14:15:22Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ThreadResponseDto"];
+                    };
+                };
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request",
+                     *         "message": "The body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "authentication_failed",
+                     *         "message": "The API key is missing, malformed, unknown, expired or revoked"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Wrong tier, missing scope or disallowed source IP. Requires scope: threads:write. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "forbidden",
+                     *         "message": "This key lacks the scope this route needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not found in this tenant */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "idempotency_key_in_use",
+                     *         "message": "A request with this Idempotency-Key is still being processed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description payload_too_large: the body is over the size limit of this route */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "payload_too_large",
+                     *         "message": "The request body is over 1 MiB"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "validation_failed",
+                     *         "message": "email must be a valid email address",
+                     *         "field": "email"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "rate_limited",
+                     *         "message": "Rate limit exceeded: retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description internal_error: a defect; nothing half-done is left behind; retry with the same Idempotency-Key */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_error",
+                     *         "message": "Something went wrong on our side; request id 2f7c9d1e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description service_unavailable: the database is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "service_unavailable",
+                     *         "message": "The service is temporarily unavailable; retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Any other error, in the error envelope */
+            default: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_error",
+                     *         "message": "Something went wrong on our side; request id 2f7c9d1e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
     "v1.threads.messages.index": {
         parameters: {
             query?: {
@@ -12093,6 +12447,8 @@ export interface operations {
                      *             "smtp_code": 550,
                      *             "diagnostic": "string"
                      *           },
+                     *           "category": "interested",
+                     *           "category_source": "rules",
                      *           "created_at": "2019-08-24T14:15:22Z"
                      *         }
                      *       ],
@@ -12360,6 +12716,8 @@ export interface operations {
                      *         "variant": null,
                      *         "error": null,
                      *         "bounce": null,
+                     *         "category": null,
+                     *         "category_source": null,
                      *         "created_at": "2026-11-24T10:15:02.118Z"
                      *       }
                      *     }
@@ -12400,6 +12758,8 @@ export interface operations {
                      *         "variant": null,
                      *         "error": "outcome unknown: the reply was handed to the SMTP server but no final reply came (ETIMEDOUT: Timeout); it will not be resent. Check with the recipient before writing again.",
                      *         "bounce": null,
+                     *         "category": null,
+                     *         "category_source": null,
                      *         "created_at": "2026-11-24T10:15:02.118Z"
                      *       }
                      *     }

@@ -62,6 +62,12 @@ export function buildMetrics(registry: Registry, options: MetricsOptions) {
       labelNames: ['outcome'],
       registers,
     }),
+    replyCategories: new Counter({
+      name: 'outreach_reply_categories_total',
+      help: 'Replies categorised by the reply-categorize sweep, by source (rules, ai) and fallback (none, or why the rules decided although an AI provider was set: no_model, no_key, empty_reply, daily_limit, timeout, error, invalid_answer)',
+      labelNames: ws(['source', 'fallback']),
+      registers,
+    }),
     dueLag: new Gauge({
       name: 'outreach_due_enrollments_lag_seconds',
       help: 'Age of the oldest step still due (active enrollment of an active campaign, next_step_at in the past); 0 when none is due; NaN when the database did not answer',

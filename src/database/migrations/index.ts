@@ -18,7 +18,8 @@ import { CampaignFeatures1799500000000 } from './1799500000000-CampaignFeatures.
 import { ManualReplySweep1799600000000 } from './1799600000000-ManualReplySweep.js';
 import { CanonicalContactTimezones1799700000000 } from './1799700000000-CanonicalContactTimezones.js';
 import { MailReading1799800000000 } from './1799800000000-MailReading.js';
-import { InboxConnections1799927000000 } from './1799927000000-InboxConnections.js';
+import { ReplyCategories1799950000000 } from './1799950000000-ReplyCategories.js';
+import { InboxConnections1799970000000 } from './1799970000000-InboxConnections.js';
 
 export const MIGRATIONS: Array<new () => object> = [
   Init1795318086464,
@@ -37,5 +38,6 @@ export const MIGRATIONS: Array<new () => object> = [
   ManualReplySweep1799600000000,
   CanonicalContactTimezones1799700000000,
   MailReading1799800000000,
-  InboxConnections1799927000000,
+  ReplyCategories1799950000000,
+  InboxConnections1799970000000,
 ];

@@ -31,6 +31,7 @@ export class DailyMetricsRepository extends TenantRepository<DailyMetric> {
 export type MetricName =
   | 'sent'
   | 'replied'
+  | 'interested'
   | 'auto_replied'
   | 'bounced'
   | 'soft_bounced'
@@ -42,6 +43,7 @@ export type MetricName =
 const COLUMNS: Record<MetricName, string> = {
   sent: 'sent',
   replied: 'replied',
+  interested: 'interested',
   auto_replied: 'auto_replied',
   bounced: 'bounced',
   soft_bounced: 'soft_bounced',
@@ -76,13 +78,14 @@ export class DailyMetricCountersRepository {
 }
 
 /** What `step_metrics` counts (the daily counters of the same facts). */
-export type StepMetricName = 'sent' | 'replied' | 'bounced' | 'soft_bounced' | 'unsubscribed';
+export type StepMetricName = 'sent' | 'replied' | 'interested' | 'bounced' | 'soft_bounced' | 'unsubscribed';
 /** What the send path counts in batches (bumpManyAcrossWorkspaces). */
-type BatchedStepMetricName = Exclude<StepMetricName, 'soft_bounced'>;
+type BatchedStepMetricName = Exclude<StepMetricName, 'soft_bounced' | 'interested'>;
 
 const STEP_COLUMNS: Record<StepMetricName, string> = {
   sent: 'sent',
   replied: 'replied',
+  interested: 'interested',
   bounced: 'bounced',
   soft_bounced: 'soft_bounced',
   unsubscribed: 'unsubscribed',
@@ -109,6 +112,7 @@ export interface StepMetricRow {
   variant: string;
   sent: number;
   replied: number;
+  interested: number;
   bounced: number;
   soft_bounced: number;
   unsubscribed: number;
@@ -168,7 +172,8 @@ export class StepMetricCountersRepository {
   /**
    * One increment for the step and variant of the message the fact is attributed to (the message
    * itself, or the last one sent in the thread or enrollment). Always counts, under step 0 / variant ''
-   * when no such message exists, so the rows keep adding up to the daily totals.
+   * when no such message exists, so the rows keep adding up to the daily totals. `by` -1 takes one
+   * back (a reply corrected away from `interested`).
    */
   async bumpAttributed(
     workspaceId: string,
@@ -177,6 +182,7 @@ export class StepMetricCountersRepository {
     to: StepAttribution,
     at: Date,
     manager: EntityManager,
+    by = 1,
   ): Promise<void> {
     const column = STEP_COLUMNS[metric];
     const [where, id] =
@@ -194,7 +200,7 @@ export class StepMetricCountersRepository {
          ORDER BY sent_at DESC NULLS LAST, id DESC LIMIT 1) x ON true
        ON CONFLICT (workspace_id, campaign_id, date, step_position, variant)
          DO UPDATE SET ${column} = step_metrics.${column} + EXCLUDED.${column}`,
-      [workspaceId, campaignId, at.toISOString(), 1, id],
+      [workspaceId, campaignId, at.toISOString(), by, id],
     );
   }
 
@@ -208,7 +214,7 @@ export class StepMetricCountersRepository {
     return rows<StepMetricRow>(
       manager,
       `SELECT campaign_id, step_position, variant, sum(sent)::int AS sent, sum(replied)::int AS replied,
-         sum(bounced)::int AS bounced, sum(soft_bounced)::int AS soft_bounced, sum(unsubscribed)::int AS unsubscribed
+         sum(interested)::int AS interested, sum(bounced)::int AS bounced, sum(soft_bounced)::int AS soft_bounced, sum(unsubscribed)::int AS unsubscribed
        FROM step_metrics
        WHERE workspace_id = $1 AND campaign_id = $2 AND date BETWEEN $3::date AND $4::date
        GROUP BY campaign_id, step_position, variant

@@ -4,7 +4,7 @@
  * each effect commits together with its event and its metric.
  */
 import type { EntityManager } from 'typeorm';
-import { bumpMetric, bumpStepMetric } from '../analytics/metrics.js';
+import { bumpMetric, bumpStepMetric, type StepAttribution } from '../analytics/metrics.js';
 import { pauseOnBounceRate } from '../campaigns/bounce-protection.js';
 import { MessageMarksRepository } from '../threads/threads.repository.js';
 import type { StopReason } from './enrollment-state.js';
@@ -163,6 +163,37 @@ export async function recordComplaint(manager: EntityManager, c: Complaint): Pro
     },
   });
   return true;
+}
+
+export interface Unsubscribe {
+  workspaceId: string;
+  contactId: number;
+  email: string;
+  /** The campaign of the mail the request came from (counted there), if any. */
+  campaignId: number | null;
+  /** Which step and variant the unsubscribe is counted for. */
+  attribution: StepAttribution;
+}
+
+/**
+ * An unsubscribe, by the one-click link or in words (a reply categorised `unsubscribe_request`): the
+ * address is suppressed `unsubscribed`, every active or paused enrollment of the contact stopped
+ * `unsubscribed`, and, unless the address was already suppressed for an unsubscribe, `unsubscribed`
+ * counts once on the campaign (daily, step and variant). Doing it again changes nothing and counts
+ * nothing.
+ */
+export async function recordUnsubscribe(
+  manager: EntityManager,
+  u: Unsubscribe,
+): Promise<{ already: boolean; enrollmentsStopped: number }> {
+  const { entry, created } = await addSuppression(manager, u.workspaceId, { email: u.email }, 'unsubscribed');
+  const stopped = await transitions.stopAllOfContact(u.workspaceId, u.contactId, 'unsubscribed', manager);
+  const already = !created && entry.reason === 'unsubscribed';
+  if (!already && u.campaignId !== null && u.campaignId > 0) {
+    await bumpMetric(manager, u.workspaceId, u.campaignId, 'unsubscribed');
+    await bumpStepMetric(manager, u.workspaceId, u.campaignId, 'unsubscribed', u.attribution);
+  }
+  return { already, enrollmentsStopped: stopped };
 }
 
 /** The enrollment stop reason for a contact that became unsendable through a suppression entry. */

@@ -1,7 +1,7 @@
 /** Event names and the families endpoints subscribe to. */
 export const EVENT_FAMILIES = {
   message: ['message.sent'],
-  email: ['email.replied', 'email.bounced', 'email.complained'],
+  email: ['email.replied', 'email.bounced', 'email.complained', 'email.categorized'],
   contact: ['contact.created'],
   enrollment: ['enrollment.completed'],
   /** `inbox.error` {inbox_id, email, status, error}: a failure that changed an inbox's status (CONTRACT §19). */

@@ -37,6 +37,7 @@ import { emailDomain, isFreeMailDomain } from './free-mail.js';
 import { toMessageEventView } from '../threads/message.view.js';
 import { InboundRepository, type OriginalMessage } from './inbound.repository.js';
 import { MessageMarksRepository } from '../threads/threads.repository.js';
+import { notifyReplyRecorded } from '../reply-categories/reply-recorded.js';
 
 const messageMarks = new MessageMarksRepository();
 
@@ -119,7 +120,10 @@ export class IngestionService {
         ? mail.messageId.trim()
         : `<${createHash('sha256').update(raw).digest('hex')}@inbound.invalid>`;
     const matched = original;
-    return this.ds.transaction((m) => this.apply(m, inbox, mail, reading, matched, ownId));
+    const result = await this.ds.transaction((m) => this.apply(m, inbox, mail, reading, matched, ownId));
+    // Its category is decided after the commit, by the reply-categorize sweep (CONTRACT §20).
+    if (result.status === 'recorded' && result.kind === 'reply') notifyReplyRecorded();
+    return result;
   }
 
   /** A report's failed recipients (or a complaint's) against what this inbox sent them lately. */

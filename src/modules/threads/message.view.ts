@@ -2,6 +2,7 @@
  * A message as the API shows it; events (`message.sent`, `email.replied`) carry the same representation.
  */
 import type { BounceView } from '../mail-reading/bounce.view.js';
+import type { CategorySource, ReplyCategory } from './reply-category.js';
 import type { Message } from './entities/message.entity.js';
 
 const iso = (d: Date | null): string | null => d?.toISOString() ?? null;
@@ -27,6 +28,9 @@ export interface MessageView {
   error: string | null;
   /** The bounce verdict: on a sent message that bounced, and on the report (kind `bounce`). */
   bounce: BounceView | null;
+  /** A reply's category, null until decided and on every other kind (CONTRACT §20). */
+  category: ReplyCategory | null;
+  category_source: CategorySource | null;
   created_at: string;
 }
 
@@ -49,6 +53,8 @@ export const toMessageView = (m: Message): MessageView => ({
   variant: m.variant ?? null,
   error: m.error ?? null,
   bounce: m.bounce ?? null,
+  category: m.category ?? null,
+  category_source: m.categorySource ?? null,
   created_at: m.createdAt.toISOString(),
 });
 

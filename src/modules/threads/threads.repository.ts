@@ -15,11 +15,17 @@ export class ThreadsRepository extends TenantRepository<Thread> {
     super(repo);
   }
 
-  /** A page of threads, filtered by contact, campaign and inbox. */
+  /** A page of threads, filtered by contact, campaign, inbox, reply and category. */
   page(
     workspaceId: string,
     query: PageQueryDto,
-    filter: { contactId?: number; campaignId?: number; inboxId?: string; hasReply?: boolean },
+    filter: {
+      contactId?: number;
+      campaignId?: number;
+      inboxId?: string;
+      hasReply?: boolean;
+      category?: string;
+    },
   ): Promise<Page<Thread>> {
     const qb = this.query(workspaceId, 't');
     if (filter.contactId !== undefined)
@@ -30,6 +36,8 @@ export class ThreadsRepository extends TenantRepository<Thread> {
     // Each value has its partial index (idx_threads_replied, idx_threads_not_replied).
     if (filter.hasReply !== undefined)
       qb.andWhere(filter.hasReply ? 't.repliedAt IS NOT NULL' : 't.repliedAt IS NULL');
+    // idx_threads_category (partial: categorised threads only).
+    if (filter.category !== undefined) qb.andWhere('t.category = :category', { category: filter.category });
     return paginate(qb, 't', query, { tenant: workspaceId, route: 'threads.index' });
   }
 }

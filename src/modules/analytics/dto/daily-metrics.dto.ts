@@ -40,6 +40,7 @@ export interface DailyMetricView {
   campaign_id: number;
   sent: number;
   replied: number;
+  interested: number;
   auto_replied: number;
   bounced: number;
   soft_bounced: number;
@@ -54,6 +55,11 @@ export class DailyMetricResponseDto implements DailyMetricView {
   @ApiProperty() campaign_id: number;
   @ApiProperty({ description: 'Messages sent' }) sent: number;
   @ApiProperty({ description: 'Replies received (auto-replies excluded)' }) replied: number;
+  @ApiProperty({
+    description:
+      "Replies categorised `interested` (by the rules, the workspace's AI provider or a correction), on the day the reply was received",
+  })
+  interested: number;
   @ApiProperty({ description: 'Auto-replies (out of office and similar)' }) auto_replied: number;
   @ApiProperty({
     description:

@@ -36,6 +36,7 @@ export interface StepMetricView {
   variant: string | null;
   sent: number;
   replied: number;
+  interested: number;
   bounced: number;
   soft_bounced: number;
   unsubscribed: number;
@@ -65,6 +66,12 @@ export class StepMetricResponseDto implements StepMetricView {
     description: 'Replies, counted for the variant of the last message sent in the thread',
   })
   replied: number;
+  @ApiProperty({
+    example: 4,
+    description:
+      'Replies categorised `interested`, counted like `replied` (the variant of the last message sent in the thread)',
+  })
+  interested: number;
   @ApiProperty({ example: 3, description: 'Hard bounces of messages with this step and variant' })
   bounced: number;
   @ApiProperty({ example: 2, description: 'Soft bounces of messages with this step and variant' })

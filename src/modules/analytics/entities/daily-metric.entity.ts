@@ -12,6 +12,8 @@ export class DailyMetric {
   @Column({ type: 'bigint' }) campaignId: number;
   @Column({ type: 'integer', default: 0 }) sent: number;
   @Column({ type: 'integer', default: 0 }) replied: number;
+  /** Replies categorised `interested` (CONTRACT §20), on the reply's day. */
+  @Column({ type: 'integer', default: 0 }) interested: number;
   @Column({ type: 'integer', default: 0 }) autoReplied: number;
   @Column({ type: 'integer', default: 0 }) bounced: number;
   /** Soft bounces (CONTRACT §18): not counted in `bounced`. */

@@ -6,6 +6,10 @@ import { PageQueryDto } from '../../../common/http/pagination.js';
 import { QueryIdFilter } from '../../../common/http/id-params.js';
 import type { ThreadView } from '../thread.view.js';
 import type { MessageView } from '../message.view.js';
+import { REPLY_CATEGORIES } from '../reply-category.js';
+
+const CATEGORY_DESCRIPTION =
+  '`interested`, `not_interested`, `not_now`, `wrong_person`, `unsubscribe_request` (suppresses the address and stops its enrollments) or `other`';
 
 export class ListThreadsQueryDto extends PageQueryDto {
   @QueryIdFilter('contact_id')
@@ -27,6 +31,14 @@ export class ListThreadsQueryDto extends PageQueryDto {
   @IsOptional()
   @IsIn(['true', 'false'], { message: 'has_reply must be true or false' })
   has_reply?: 'true' | 'false';
+
+  @ApiPropertyOptional({
+    enum: REPLY_CATEGORIES,
+    description: `Only threads whose latest categorised reply has this category: ${CATEGORY_DESCRIPTION}`,
+  })
+  @IsOptional()
+  @IsIn(REPLY_CATEGORIES, { message: `category must be one of ${REPLY_CATEGORIES.join(', ')}` })
+  category?: (typeof REPLY_CATEGORIES)[number];
 }
 
 export class ThreadResponseDto implements ThreadView {
@@ -38,6 +50,14 @@ export class ThreadResponseDto implements ThreadView {
   @ApiProperty() subject: string;
   @ApiProperty() message_count: number;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) last_message_at: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    enum: REPLY_CATEGORIES,
+    example: 'interested',
+    description: `The category of the thread's latest categorised reply, null before one: ${CATEGORY_DESCRIPTION}. Decided shortly after the reply is recorded; corrected with \`PATCH /threads/{id}\``,
+  })
+  category: ThreadView['category'];
   @ApiProperty({ format: 'date-time' }) created_at: string;
 }
 
@@ -123,5 +143,32 @@ export class MessageResponseDto implements MessageView {
       'The bounce verdict (reason, hard, status, smtp_code, diagnostic): on a sent message that bounced, and on the delivery-failure report (kind `bounce`) itself; null otherwise',
   })
   bounce: BounceResponseDto | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    enum: REPLY_CATEGORIES,
+    example: 'interested',
+    description: `A reply's category: ${CATEGORY_DESCRIPTION}; null until decided (shortly after the reply is recorded) and on every other kind of message`,
+  })
+  category: MessageView['category'];
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    enum: ['rules', 'ai', 'manual'],
+    example: 'rules',
+    description:
+      "Who decided `category`: `rules` (the built-in classifier, also the fallback when the workspace's AI provider fails or its `ai_daily_limit` is reached), `ai` (the workspace's AI provider) or `manual` (`PATCH /threads/{id}`)",
+  })
+  category_source: MessageView['category_source'];
   @ApiProperty({ format: 'date-time' }) created_at: string;
+}
+
+export class UpdateThreadDto {
+  @ApiProperty({
+    enum: REPLY_CATEGORIES,
+    example: 'not_now',
+    description: `The corrected category of the thread's latest reply: ${CATEGORY_DESCRIPTION}`,
+  })
+  @IsIn(REPLY_CATEGORIES, { message: `category must be one of ${REPLY_CATEGORIES.join(', ')}` })
+  category: (typeof REPLY_CATEGORIES)[number];
 }

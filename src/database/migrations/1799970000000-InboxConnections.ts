@@ -6,8 +6,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * from `ramp_started_at`), the last sending-domain health answer (cached an hour), and the OAuth
  * connections begun and not finished (`oauth_flows`).
  */
-export class InboxConnections1799927000000 implements MigrationInterface {
-  name = 'InboxConnections1799927000000';
+export class InboxConnections1799970000000 implements MigrationInterface {
+  name = 'InboxConnections1799970000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`ALTER TABLE "inboxes" ADD "auth" text NOT NULL DEFAULT 'password'`);
