@@ -13,6 +13,9 @@
  *   and transactions / rows (pg_stat_database);
  * - SIGTERM: exit code and time.
  *
+ * With BENCH_BEFORE_ROOT (a built checkout of an earlier commit), the earlier worker is measured first
+ * on the same mailboxes: the previous poller (a new connection per inbox and poll).
+ *
  * Next to it, in the same run, through the same proxy: a raw imapflow loop (this file with `--raw`,
  * its own process): one connection per mailbox opened at the same concurrency, IDLE, and on new
  * mail a UID SEARCH + FETCH of the source — what the service does minus ingestion.
@@ -378,7 +381,7 @@ try {
     join(root, 'dist/modules/inboxes/inbox-credentials.js')
   );
   log('seeding inboxes, contacts, enrollments and sent messages ...');
-  const sends = await withClient(dbUrl, async (c) => {
+  const { mailboxes, campaignId } = await withClient(dbUrl, async (c) => {
     const [seq] = (
       await c.query(
         `INSERT INTO sequences (workspace_id, name, status, steps, published_at)
@@ -394,7 +397,7 @@ try {
     ).rows;
     const out = [];
     const inboxIds = [];
-    for (const [i, user] of users.entries()) {
+    for (const user of users) {
       const id = randomUUID();
       const smtp = sealSettings(
         { host: '127.0.0.1', port: 9, secure: false, user: null, password: null },
@@ -412,7 +415,7 @@ try {
         [id, ws.id, `${user}@bench.test`, smtp, imap, hashInboundSecret(randomUUID())],
       );
       inboxIds.push(id);
-      out.push({ user, inboxId: id, inboxEmail: `${user}@bench.test`, contact: `c${i}@example.com` });
+      out.push({ user, inboxId: id, inboxEmail: `${user}@bench.test` });
     }
     const [campaign] = (
       await c.query(
@@ -421,41 +424,114 @@ try {
         [ws.id, seq.id, inboxIds],
       )
     ).rows;
-    for (const s of out) {
-      const {
-        rows: [contact],
-      } = await c.query('INSERT INTO contacts (workspace_id, email) VALUES ($1, $2) RETURNING id', [
-        ws.id,
-        s.contact,
-      ]);
-      const {
-        rows: [enr],
-      } = await c.query(
-        `INSERT INTO enrollments (workspace_id, campaign_id, contact_id, status, current_step, next_step_at)
-         VALUES ($1, $2, $3, 'active', 1, now() + interval '30 days') RETURNING id`,
-        [ws.id, campaign.id, contact.id],
-      );
-      const {
-        rows: [thread],
-      } = await c.query(
-        `INSERT INTO threads (workspace_id, inbox_id, contact_id, enrollment_id, campaign_id, subject, message_count, last_message_at)
-         VALUES ($1, $2, $3, $4, $5, 'Hello', 1, now()) RETURNING id`,
-        [ws.id, s.inboxId, contact.id, enr.id, campaign.id],
-      );
-      s.messageId = `<${randomUUID()}@bench.test>`;
-      s.enrollmentId = Number(enr.id);
-      s.key = String(enr.id);
-      await c.query(
-        `INSERT INTO messages (workspace_id, thread_id, enrollment_id, direction, kind, from_address, to_address,
-           subject, body, message_id, status, sent_at, step_position)
-         VALUES ($1, $2, $3, 'outbound', 'email', $4, $5, 'Hello', 'Hi', $6, 'sent', now(), 1)`,
-        [ws.id, thread.id, enr.id, s.inboxEmail, s.contact, s.messageId],
-      );
-    }
-    return out;
+    return { mailboxes: out, campaignId: campaign.id };
   });
+  /** Per mailbox: a new contact, its enrollment (not due) and the sent message a reply answers. */
+  const seedSends = (tag) =>
+    withClient(dbUrl, async (c) => {
+      const out = mailboxes.map((m, i) => ({ ...m, contact: `${tag}-${i}@example.com` }));
+      for (const s of out) {
+        const {
+          rows: [contact],
+        } = await c.query('INSERT INTO contacts (workspace_id, email) VALUES ($1, $2) RETURNING id', [
+          ws.id,
+          s.contact,
+        ]);
+        const {
+          rows: [enr],
+        } = await c.query(
+          `INSERT INTO enrollments (workspace_id, campaign_id, contact_id, status, current_step, next_step_at)
+           VALUES ($1, $2, $3, 'active', 1, now() + interval '30 days') RETURNING id`,
+          [ws.id, campaignId, contact.id],
+        );
+        const {
+          rows: [thread],
+        } = await c.query(
+          `INSERT INTO threads (workspace_id, inbox_id, contact_id, enrollment_id, campaign_id, subject, message_count, last_message_at)
+           VALUES ($1, $2, $3, $4, $5, 'Hello', 1, now()) RETURNING id`,
+          [ws.id, s.inboxId, contact.id, enr.id, campaignId],
+        );
+        s.messageId = `<${randomUUID()}@bench.test>`;
+        s.enrollmentId = Number(enr.id);
+        s.key = String(enr.id);
+        await c.query(
+          `INSERT INTO messages (workspace_id, thread_id, enrollment_id, direction, kind, from_address, to_address,
+             subject, body, message_id, status, sent_at, step_position)
+           VALUES ($1, $2, $3, 'outbound', 'email', $4, $5, 'Hello', 'Hi', $6, 'sent', now(), 1)`,
+          [ws.id, thread.id, enr.id, s.inboxEmail, s.contact, s.messageId],
+        );
+      }
+      return out;
+    });
+
+  // 0. Before (optional): the previous poller, built from another checkout (BENCH_BEFORE_ROOT, e.g.
+  // `git archive <commit> | tar -x -C /tmp/before && ln -s $PWD/node_modules /tmp/before && (cd
+  // /tmp/before && npx nest build)`), same mailboxes, same proxy, default settings.
+  if (process.env.BENCH_BEFORE_ROOT) {
+    const beforeSends = await seedSends('before');
+    const beforeIds = beforeSends.map((x) => x.enrollmentId);
+    const port = await freePort();
+    const old = await lib.startProcess({
+      env: { ...env, APP_ROLE: 'worker', METRICS_PORT: String(port), PORT: '0' },
+      script: join(process.env.BENCH_BEFORE_ROOT, 'dist/main.js'),
+      ready: lib.httpOk(`http://127.0.0.1:${port}/health/live`),
+      what: 'worker (before)',
+    });
+    try {
+      log('before: the previous poller is running; appending replies ...');
+      const pid = old.proc.pid;
+      const c0 = cpuMs(pid);
+      const b0 = Date.now();
+      const arrivedBefore = await appendSpread(dovecot.port, beforeSends, REPLY_SECONDS, (x) =>
+        reply(x, x.key),
+      );
+      const rows = await waitUntil(
+        async () => {
+          const { rows } = await withClient(dbUrl, (c) =>
+            c.query(
+              `SELECT enrollment_id, count(*)::int AS n, min(created_at) AS at FROM messages
+               WHERE direction = 'inbound' AND enrollment_id = ANY($1) GROUP BY 1`,
+              [beforeIds],
+            ),
+          );
+          return rows.length >= N ? rows : null;
+        },
+        'the previous poller ingested every reply',
+        30 * 60_000,
+      );
+      const lat = rows.map((r) => new Date(r.at).getTime() - arrivedBefore.get(String(r.enrollment_id)));
+      const m = await scrape(port);
+      const minutes = (Date.now() - b0) / 60_000;
+      result.before = {
+        replies: {
+          appended: N,
+          enrollments_with_a_reply: rows.length,
+          recorded_more_than_once: rows.filter((r) => r.n > 1).length,
+          p50_s: pct(lat, 50) / 1000,
+          p99_s: pct(lat, 99) / 1000,
+          max_s: Math.max(...lat) / 1000,
+        },
+        polls: {
+          polled: m.get('outreach_imap_polls_total{outcome="polled"}'),
+          failed: m.get('outreach_imap_polls_total{outcome="failed"}'),
+          abandoned: m.get('outreach_imap_polls_total{outcome="abandoned"}'),
+          logins_per_mailbox_per_hour:
+            Math.round((m.get('outreach_imap_polls_total{outcome="polled"}') / N / minutes) * 60 * 10) / 10,
+        },
+        worker_cpu_percent: Math.round(((cpuMs(pid) - c0) / (Date.now() - b0)) * 1000) / 10,
+        rss_mb: rssMb(pid),
+      };
+      log('before:', JSON.stringify(result.before));
+    } finally {
+      const at = Date.now();
+      await lib.stopProcess(old.proc, 60_000);
+      if (result.before) result.before.sigterm = { exit_code: old.proc.exitCode, ms: Date.now() - at };
+    }
+  }
 
   // 1. The service: one worker, default settings.
+  const sends = await seedSends('after');
+  const ids = sends.map((x) => x.enrollmentId);
   const metricsPort = await freePort();
   const started = Date.now();
   worker = await lib.startProcess({
@@ -499,7 +575,10 @@ try {
   const ingested = await waitUntil(
     async () => {
       const { rows } = await withClient(dbUrl, (c) =>
-        c.query(`SELECT enrollment_id, created_at FROM messages WHERE direction = 'inbound'`),
+        c.query(
+          `SELECT enrollment_id, created_at FROM messages WHERE direction = 'inbound' AND enrollment_id = ANY($1)`,
+          [ids],
+        ),
       );
       return rows.length >= N ? rows : null;
     },
@@ -513,7 +592,9 @@ try {
   const stat1 = await stat();
   const { rows: all } = await withClient(dbUrl, (c) =>
     c.query(
-      `SELECT enrollment_id, count(*)::int AS n, min(created_at) AS at FROM messages WHERE direction = 'inbound' GROUP BY 1`,
+      `SELECT enrollment_id, count(*)::int AS n, min(created_at) AS at FROM messages
+       WHERE direction = 'inbound' AND enrollment_id = ANY($1) GROUP BY 1`,
+      [ids],
     ),
   );
   const latencies = all.map((r) => new Date(r.at).getTime() - arrived.get(String(r.enrollment_id)));

@@ -55,6 +55,8 @@ export interface AppConfig {
    * (renewed every third of it); a worker that dies hands its mailboxes over after this.
    */
   imapLeaseSeconds: number;
+  /** DB_POOL_SIZE (default 20): connections in the process's PostgreSQL pool (src/database/data-source.ts). */
+  dbPoolSize: number;
   logLevel: string;
   runMigrations: boolean;
   /**
@@ -179,9 +181,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       1,
       3600,
     ),
-    imapSyncConcurrency: intVar(env, 'IMAP_SYNC_CONCURRENCY', 32, 1, 256),
+    imapSyncConcurrency: intVar(env, 'IMAP_SYNC_CONCURRENCY', 32, 1, 64),
     imapLoginsPerHour: intVar(env, 'IMAP_LOGINS_PER_HOUR', 12, 1, 3600),
-    imapLeaseSeconds: intVar(env, 'IMAP_LEASE_SECONDS', 30, 3, 600),
+    imapLeaseSeconds: intVar(env, 'IMAP_LEASE_SECONDS', 30, 10, 600),
+    dbPoolSize: intVar(env, 'DB_POOL_SIZE', 20, 1, 1000),
     logLevel: logLevel(env),
     runMigrations: env.RUN_MIGRATIONS !== 'false',
     idempotencyLeaseSeconds: intVar(env, 'IDEMPOTENCY_LEASE_SECONDS', 60, 1, 60),

@@ -28,7 +28,7 @@ import {
 import { waitFor } from '../helpers/wait.js';
 
 const MAILBOXES = Number(process.env.IMAP_TEST_MAILBOXES ?? 200);
-const LEASE_SECONDS = 6;
+const LEASE_SECONDS = 10;
 
 /** A worker's /metrics as `name{labels}` → value. */
 async function scrape(port: number): Promise<Map<string, number>> {

@@ -42,6 +42,8 @@ export class ImapConnections implements OnModuleDestroy, OnApplicationShutdown {
   /** Leases are trusted until then (ms since the epoch, this process's clock). */
   private leasedUntil = 0;
   private held = new Set<string>();
+  /** The inboxes with IMAP settings, as last listed. */
+  private inboxIds: string[] = [];
   private shutDown: Promise<void> | undefined;
   /** Its own Redis connection (no auto-pipelining): lease scripts are not on any request's path. */
   private client: Redis | undefined;
@@ -110,7 +112,14 @@ export class ImapConnections implements OnModuleDestroy, OnApplicationShutdown {
       this.lapseIfStale();
       throw err;
     }
-    const all = await this.inbound.inboxIdsToPollAcrossWorkspaces();
+    // The database away: the leases are still renewed from the last list (reads wait for it anyway).
+    const all = await this.inbound.inboxIdsToPollAcrossWorkspaces().then(
+      (ids) => (this.inboxIds = ids),
+      (err: unknown) => {
+        logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'imap: inboxes not listed');
+        return this.inboxIds;
+      },
+    );
     const mine = all.filter((id) => ownerOf(id, workers) === leases.workerId && !this.stopping.has(id));
     let held: Set<string>;
     try {
@@ -125,7 +134,8 @@ export class ImapConnections implements OnModuleDestroy, OnApplicationShutdown {
     this.held = held;
     for (const [id] of this.connections) if (!held.has(id)) void this.stopOne(id);
     for (const id of held) {
-      if (this.connections.has(id)) continue;
+      // A connection that ended on its own (its lease was not fresh for a moment) is started again.
+      if (this.connections.get(id)?.finished === false) continue;
       const conn = new MailboxConnection(id, deps);
       this.connections.set(id, conn);
       conn.start();

@@ -56,6 +56,8 @@ export class MailboxConnection {
   private pendingWake = false;
   private failures = 0;
   private done: Promise<void> | undefined;
+  /** The connection has ended for good (stopped, lease no longer fresh, inbox gone): start a new one. */
+  finished = false;
   /** 'idle' or 'poll' once connected, null otherwise. */
   mode: ConnectionMode | null = null;
 
@@ -65,9 +67,13 @@ export class MailboxConnection {
   ) {}
 
   start(): void {
-    this.done ??= this.run().catch((err: unknown) =>
-      logger.error({ inboxId: this.inboxId, err: errorText(err) }, 'imap: mailbox connection ended'),
-    );
+    this.done ??= this.run()
+      .catch((err: unknown) =>
+        logger.error({ inboxId: this.inboxId, err: errorText(err) }, 'imap: mailbox connection ended'),
+      )
+      .finally(() => {
+        this.finished = true;
+      });
   }
 
   /** Stops reading (after the mail being settled), logs out, resolves once the connection is closed. */

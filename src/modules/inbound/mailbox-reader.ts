@@ -23,6 +23,7 @@ import type { ImapFlow } from 'imapflow';
 import { logger } from '../../common/logging/logger.js';
 import { observeImapArrival } from '../../common/metrics/metrics.js';
 import { Slots } from '../../common/worker/slots.js';
+import { appConfig } from '../../config/app-config.js';
 import type { Inbox } from '../inboxes/entities/inbox.entity.js';
 import { IMAP_MAX_MESSAGE_BYTES } from './imap-connection-options.js';
 import { InboundRepository } from './inbound.repository.js';
@@ -49,9 +50,7 @@ export type StillMine = () => boolean;
 
 @Injectable()
 export class MailboxReader {
-  private readonly ingestSlots = new Slots(
-    Math.max(1, Math.floor(Number(process.env.DB_POOL_SIZE || 20) / 4)),
-  );
+  private readonly ingestSlots = new Slots(Math.max(1, Math.floor(appConfig().dbPoolSize / 4)));
 
   constructor(
     private readonly inbound: InboundRepository,
