@@ -6,10 +6,13 @@
  *   before: a pool connection held per poll for its lock): every mailbox connected and idling, one
  *   reply appended to each is ingested once, no read or login failed, no inbox shows an error, and
  *   SIGTERM ends the worker with code 0, its mailboxes handed back.
- * - Two workers share the 200 mailboxes; the one holding mailboxes is killed with SIGKILL while
- *   replies arrive: the other takes its mailboxes over when their leases lapse, and every reply is
- *   recorded exactly once (none lost, none read twice into a second record or event).
+ * - Two workers share the 200 mailboxes; the one holding more is killed with SIGKILL while replies
+ *   arrive: the other takes its mailboxes over when their leases lapse, and every reply is recorded
+ *   exactly once (none lost, none read twice into a second record or event). Then a third worker
+ *   joins and takes a share, and the survivor is stopped with SIGTERM: it hands every mailbox back at
+ *   once, and the replies after that are recorded exactly once too.
  */
+import { Redis } from 'ioredis';
 import type { DataSource } from 'typeorm';
 import { createDataSource } from '../../src/database/data-source.js';
 import { runMigrations } from '../../src/database/migrate.js';
@@ -153,7 +156,7 @@ describe('fault: 200 mailboxes on real workers (IDLE connections, leases, SIGKIL
     expect(worker.problems()).not.toMatch(/imap: mailbox read failed|shutdown timed out/);
   }, 300_000);
 
-  it('SIGKILL of a worker holding mailboxes: the other takes them over; every reply recorded exactly once', async () => {
+  it('SIGKILL of a worker holding mailboxes: the other takes them over; then SIGTERM hands over to a new worker; every reply recorded exactly once', async () => {
     const sends = await seedSends(db, workspaceId, campaignId, mailboxes, 'two');
     const env = {
       REDIS_PREFIX: `${process.env.REDIS_PREFIX}:imap-kill`,
@@ -201,7 +204,53 @@ describe('fault: 200 mailboxes on real workers (IDLE connections, leases, SIGKIL
     expect(checkpoints[0].n).toBe(MAILBOXES);
     const m = await scrape(ports[survivor]);
     expect(m.get('outreach_imap_polls_total{outcome="failed"}')).toBe(0);
+
+    // A third worker joins (it takes about a half), then the survivor stops with SIGTERM: it hands its
+    // mailboxes back at once (no lease to wait for), and replies after that are recorded once too.
+    const third = await seedSends(db, workspaceId, campaignId, mailboxes, 'three');
+    const lastPort = await freePort();
+    const last = await startService({ role: 'worker', env: { ...env, METRICS_PORT: String(lastPort) } });
+    await explain([workers[survivor], last], () =>
+      waitFor(
+        async () => {
+          const [a, b] = await Promise.all([scrape(ports[survivor]), scrape(lastPort)]);
+          return gauge(b, 'idle') > 0 && gauge(a, 'idle') + gauge(b, 'idle') === MAILBOXES;
+        },
+        'the mailboxes spread over the survivor and the new worker',
+        120_000,
+      ),
+    );
     await workers[survivor].stop();
     expect(workers[survivor].child.exitCode).toBe(0);
-  }, 300_000);
+    expect(workers[survivor].output()).toContain('imap: mailboxes handed back');
+    // Handed back, not left to lapse: right after the exit, no lease and no membership is the stopped
+    // worker's (its id is `<host>:<pid>:<random>`).
+    const redis = new Redis(process.env.REDIS_URL!);
+    try {
+      const mark = `:${workers[survivor].pid}:`;
+      const keys = await redis.keys(`${env.REDIS_PREFIX}:imap:lease:*`);
+      const holders = keys.length ? await redis.mget(...keys) : [];
+      expect(holders.filter((h) => h?.includes(mark))).toEqual([]);
+      const members = await redis.zrange(`${env.REDIS_PREFIX}:imap:workers`, 0, -1);
+      expect(members.filter((w) => w.includes(mark))).toEqual([]);
+    } finally {
+      redis.disconnect();
+    }
+    await waitFor(
+      async () => gauge(await scrape(lastPort), 'idle') === MAILBOXES,
+      'the new worker holds every mailbox',
+      120_000,
+    );
+    await eachLimit(third, 8, (s) => dovecot.appendTo(s.mailbox.user, reply(s)));
+    await waitFor(
+      async () => (await recorded(third)).inbound >= MAILBOXES,
+      'every later reply recorded',
+      120_000,
+    );
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(await recorded(third)).toEqual({ inbound: MAILBOXES, enrollments: MAILBOXES, replied: MAILBOXES });
+    expect(await recorded(sends)).toEqual({ inbound: MAILBOXES, enrollments: MAILBOXES, replied: MAILBOXES });
+    await last.stop();
+    expect(last.child.exitCode).toBe(0);
+  }, 400_000);
 });
