@@ -360,6 +360,8 @@ const env = {
   ENCRYPTION_KEY: randomBytes(32).toString('hex'),
   PUBLIC_URL: 'http://bench.local',
   LOG_LEVEL: 'warn',
+  // The worker's /metrics is read without a token.
+  METRICS_PUBLIC: 'true',
   NODE_OPTIONS: '',
 };
 Object.assign(process.env, env);

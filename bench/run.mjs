@@ -8,11 +8,14 @@
  *    hashed-key lookup). Prints requests/s, p50, p99 and the ratio (target >= 40 %).
  * 2. Start to ready of `node dist/main.js` on an existing (migrated) database, and its idle RSS
  *    (targets <= 5 s and <= 250 MB).
- * 3. The other benchmarks, when present: bench/webhooks.mjs, bench/imports.mjs, bench/sending.mjs, each
+ * 3. The other benchmarks, when present: bench/webhooks.mjs, bench/imports.mjs, bench/sending.mjs,
+ *    bench/contacts.mjs, bench/metrics.mjs (/me while 200 clients scrape /metrics),
+ *    bench/mail-reading.mjs (no database: the sisimai corpus through mailparser and readMail), each
  *    as a child process printing one JSON object on stdout.
  *
  *   npm run bench                 # all
- *   node bench/run.mjs me         # only the GET /me benchmark (also: webhooks, imports, sending, contacts)
+ *   node bench/run.mjs me         # only the GET /me benchmark (also: webhooks, imports, sending, contacts,
+ *                                 # mail-reading)
  *   npm run bench -- scale        # the scale benchmark (bench/scale.mjs), only when named
  *   npm run bench -- mailboxes    # 1,000 IMAP mailboxes behind a 50 ms round trip (bench/mailboxes.mjs)
  *
@@ -35,7 +38,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const STARTS = Number(process.env.BENCH_STARTS ?? 3);
-const OTHERS = ['webhooks', 'imports', 'sending', 'contacts'];
+const OTHERS = ['webhooks', 'imports', 'sending', 'contacts', 'metrics', 'mail-reading'];
 // `scale` (bench/scale.mjs, about 15 minutes) runs only when named: npm run bench -- scale
 const ON_REQUEST = ['scale', 'mailboxes'];
 const selected = process.argv.slice(2).length ? process.argv.slice(2) : ['me', ...OTHERS];

@@ -2,7 +2,7 @@
  * Builds the HTTP application: Express 5, helmet, request ids, request logs,
  * /api/v1 prefix, OpenAPI and the error envelope on every failure path. Used by main.ts and tests.
  */
-import { RequestMethod, type INestApplication } from '@nestjs/common';
+import { NotFoundException, RequestMethod, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -75,6 +75,10 @@ export async function createHttpApp(): Promise<NestExpressApplication> {
   bindIdempotency(app);
   await app.init();
   registerRoutes(routesOfExpressApp(app.getHttpAdapter().getInstance()));
+  // Last in the chain: a path nothing answered, inside /api/v1 or outside it (/nope), gets the error
+  // envelope (404, or 405 with Allow for a known path) instead of Express's HTML page. Nest's own
+  // not-found handler is mounted under the global prefix only.
+  app.use((req: Request, res: Response) => sendError(new NotFoundException(), req as ServiceRequest, res));
   return app;
 }
 

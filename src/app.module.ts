@@ -25,6 +25,7 @@ import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
 import { ImportsModule } from './modules/imports/imports.module.js';
 import { SendingModule } from './modules/sending/sending.module.js';
 import { InboundModule } from './modules/inbound/inbound.module.js';
+import { ReplyCategoriesModule } from './modules/reply-categories/reply-categories.module.js';
 import { UnsubscribeModule } from './modules/unsubscribe/unsubscribe.module.js';
 import { HealthModule } from './modules/health/health.module.js';
 import { OrganizationsModule } from './modules/organizations/organizations.module.js';
@@ -56,6 +57,7 @@ export const DOMAIN_MODULES: Array<Type<unknown> | DynamicModule> = [
   SendingModule,
   UnsubscribeModule,
   InboundModule,
+  ReplyCategoriesModule,
   MetricsModule,
   WorkerModule,
 ];

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { CommanderErrors } from './common/cli/commander-errors.js';
 import { SecretsCliModule } from './common/crypto/commands/secrets-cli.module.js';
 import { LifecycleModule } from './common/lifecycle/draining.js';
 import { DatabaseCliModule } from './database/commands/database-cli.module.js';
@@ -28,5 +29,6 @@ import { WorkspacesCliModule } from './modules/workspaces/commands/workspaces-cl
     SendingCliModule,
     SecretsCliModule,
   ],
+  providers: [CommanderErrors],
 })
 export class CliModule {}

@@ -3,9 +3,29 @@ import 'reflect-metadata';
 import { prepareEmbedded } from './config/embedded.js';
 
 const embedded = await prepareEmbedded({ redis: false });
+// Ctrl-C (or SIGTERM) on a long command (import, mail:sink): the embedded database this process
+// started stops with it, and the exit status says the command did not finish.
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+] as const) {
+  process.once(signal, () => {
+    embedded.stopNow();
+    process.exit(code);
+  });
+}
 const { runMigrations } = await import('./database/migrate.js');
 const { CommandFactory } = await import('nest-commander');
 const { CliModule } = await import('./cli.module.js');
+
+/** A commander error (thrown by every command, see common/cli/commander-errors.ts): already printed. */
+function commanderExitCode(err: unknown): number | undefined {
+  const e = err as { code?: unknown; exitCode?: unknown };
+  return typeof e?.code === 'string' && e.code.startsWith('commander.') && typeof e.exitCode === 'number'
+    ? e.exitCode
+    : undefined;
+}
+
 try {
   if (
     process.argv[2] !== 'migrate' &&
@@ -16,17 +36,16 @@ try {
   }
   await CommandFactory.run(CliModule, {
     logger: false,
-    errorHandler: (err: Error) => {
-      const code = (err as { code?: string }).code;
-      if (code === 'commander.helpDisplayed' || code === 'commander.help' || code === 'commander.version') {
-        process.exitCode = 0;
+    // A failure while starting (the database unreachable) reaches the catch below and is printed;
+    // by default Nest exits 1 with nothing said (the logger is off).
+    abortOnError: false,
+    serviceErrorHandler: (err: Error) => {
+      const exitCode = commanderExitCode(err);
+      if (exitCode !== undefined) {
+        process.exitCode = exitCode;
         return;
       }
       process.stderr.write(`error: ${err.message.replace(/^error: /, '').split('\n')[0]}\n`);
-      process.exitCode = 1;
-    },
-    serviceErrorHandler: (err: Error) => {
-      process.stderr.write(`error: ${err.message.split('\n')[0]}\n`);
       process.exitCode = 1;
     },
   });

@@ -26,34 +26,50 @@ async function main(): Promise<void> {
     throw err;
   }
   const { logger } = await import('./common/logging/logger.js');
+  const { drainThenClose } = await import('./shutdown.js');
+  /**
+   * The one signal handler. The first SIGTERM/SIGINT drains and closes within
+   * SHUTDOWN_TIMEOUT_SECONDS (shutdown.ts), then stops embedded services, and exits 0 (1 after an
+   * error or the timeout). A second one while that runs (a second Ctrl-C), or one before the service
+   * is up, exits at once and quietly: the embedded services are told to stop, what was in flight is
+   * left as a crash leaves it (docs/operations.md), and the exit code is 128 + the signal's number
+   * (130 for SIGINT, 143 for SIGTERM), as for a process a signal ended.
+   */
+  let running: INestApplicationContext | undefined;
+  let stopping = false;
+  const onSignal = (signal: 'SIGINT' | 'SIGTERM'): void => {
+    if (stopping || !running) {
+      logger.warn({ signal }, 'stopping at once');
+      embedded.stopNow();
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    }
+    stopping = true;
+    const app = running;
+    void (async () => {
+      const code = await drainThenClose(app, signal, config.shutdownTimeoutSeconds * 1000);
+      await embedded.stop();
+      process.exit(code);
+    })();
+  };
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  process.on('SIGINT', () => onSignal('SIGINT'));
   const { runMigrations } = await import('./database/migrate.js');
   if (config.runMigrations) {
     const applied = await runMigrations();
     if (applied.length) logger.info({ applied }, 'migrations applied');
   }
-  const { drainThenClose } = await import('./shutdown.js');
-  /**
-   * The one signal handler (a second signal kills the process at once: the handlers are `once`).
-   * Drains and closes within SHUTDOWN_TIMEOUT_SECONDS (shutdown.ts), then stops embedded services.
-   */
-  const shutdown = async (app: INestApplicationContext, signal: NodeJS.Signals): Promise<void> => {
-    const code = await drainThenClose(app, signal, config.shutdownTimeoutSeconds * 1000);
-    await embedded.stop();
-    process.exit(code);
-  };
   if (config.appRole === 'worker') {
     const { NestFactory } = await import('@nestjs/core');
     const { AppModule } = await import('./app.module.js');
     const { PinoNestLogger } = await import('./common/logging/logger.js');
-    const ctx = await NestFactory.createApplicationContext(AppModule, { logger: new PinoNestLogger() });
+    running = await NestFactory.createApplicationContext(AppModule, { logger: new PinoNestLogger() });
     logger.info('workers ready');
-    process.once('SIGTERM', () => void shutdown(ctx, 'SIGTERM'));
-    process.once('SIGINT', () => void shutdown(ctx, 'SIGINT'));
     return;
   }
   const { createHttpApp } = await import('./app.factory.js');
   const app = await createHttpApp();
   await app.listen(config.port);
+  running = app;
   const url = `http://localhost:${config.port}`;
   logger.info(`listening on ${url}`);
   console.log(`listening on ${url}`);
@@ -71,8 +87,6 @@ async function main(): Promise<void> {
       );
     }
   }
-  process.once('SIGTERM', () => void shutdown(app, 'SIGTERM'));
-  process.once('SIGINT', () => void shutdown(app, 'SIGINT'));
 }
 
 await main();

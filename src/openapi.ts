@@ -5,6 +5,7 @@
  */
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { appConfig } from './config/app-config.js';
 import { applyConventions, type TagInfo } from './openapi/conventions.js';
 
 /** The document's tags, in reading order: what each group of operations is for. */
@@ -34,6 +35,34 @@ export const TAGS: TagInfo[] = [
   { name: 'unsubscribe', description: 'The public pages behind List-Unsubscribe links (RFC 8058).' },
 ];
 
+/**
+ * The committed document's server: any installation, `localhost:3000` (the default port) by
+ * default. Its variables carry no `description` (swagger-parser's OpenAPI 3.1 schema misspells that
+ * field and refuses it); the server's own description says what they mean.
+ */
+const COMMITTED_SERVERS = [
+  {
+    url: '{scheme}://{host}',
+    description:
+      'Your installation: scheme, and host with port (the default port is 3000). The copy a running service ' +
+      'serves (/api/v1/openapi.json, and Swagger UI at /docs) names that service instead: PUBLIC_URL, else ' +
+      'http://localhost:PORT',
+    variables: { scheme: { default: 'http', enum: ['http', 'https'] }, host: { default: 'localhost:3000' } },
+  },
+];
+
+/**
+ * The document as the running service serves it: its one server is this service (PUBLIC_URL, else
+ * http://localhost:PORT), so Swagger UI's "Try it out" and generated clients call it.
+ */
+export function servedOpenApiDocument(app: INestApplication, publicUrl: string): OpenAPIObject {
+  const doc = buildOpenApiDocument(app);
+  (doc as { servers?: unknown }).servers = [
+    { url: publicUrl, description: 'This installation (PUBLIC_URL, else http://localhost:PORT)' },
+  ];
+  return doc;
+}
+
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
     .setOpenAPIVersion('3.1.0')
@@ -51,16 +80,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const doc = SwaggerModule.createDocument(app, config, {
     operationIdFactory: (controller, method) => `${controller}.${method}`,
   });
-  (doc as { servers?: unknown }).servers = [
-    {
-      url: '{scheme}://{host}',
-      description: 'Your installation (PUBLIC_URL)',
-      variables: {
-        scheme: { default: 'http', enum: ['http', 'https'] },
-        host: { default: 'localhost:3000', description: 'Host and port of the API role' },
-      },
-    },
-  ];
+  (doc as { servers?: unknown }).servers = COMMITTED_SERVERS;
   doc.components = {
     ...doc.components,
     securitySchemes: {
@@ -93,7 +113,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
 
 export function setupOpenApi(app: INestApplication): void {
   let doc: OpenAPIObject | undefined;
-  const lazy = (): OpenAPIObject => (doc ??= buildOpenApiDocument(app));
+  const lazy = (): OpenAPIObject => (doc ??= servedOpenApiDocument(app, appConfig().publicUrl));
   SwaggerModule.setup('docs', app, lazy, {
     jsonDocumentUrl: 'api/v1/openapi.json',
     yamlDocumentUrl: 'api/v1/openapi.yaml',

@@ -75,8 +75,10 @@ describe('analytics: GET /analytics/daily', () => {
       campaign_id: 11,
       sent: 3,
       replied: 1,
+      interested: 0,
       auto_replied: 1,
       bounced: 1,
+      soft_bounced: 0,
       complained: 2,
       unsubscribed: 1,
       enrolled: 4,
@@ -141,6 +143,26 @@ describe('analytics: GET /analytics/daily', () => {
       const res = await api(app, t.token).get(`/analytics/daily?${qs}`);
       expect({ qs, status: res.status, field: res.body.error?.field }).toEqual({ qs, status: 422, field });
     }
+  });
+
+  it('parses campaign_id like every other id filter: 0x10, 1e3, " 1", 1.0 and 007 → 422 (daily and steps)', async () => {
+    const t = await createTenant(app);
+    for (const bad of ['0x10', '1e3', '%201', '1.0', '1%20', '007', '+1', '']) {
+      for (const path of ['/analytics/daily', '/analytics/steps']) {
+        const res = await api(app, t.token).get(`${path}?campaign_id=${bad}`);
+        expect({ path, bad, status: res.status, field: res.body.error?.field }).toEqual({
+          path,
+          bad,
+          status: 422,
+          field: 'campaign_id',
+        });
+      }
+      // The same rule as the other routes' id filters.
+      const threads = await api(app, t.token).get(`/threads?campaign_id=${bad}`);
+      expect({ bad, status: threads.status }).toEqual({ bad, status: 422 });
+    }
+    expect((await api(app, t.token).get('/analytics/daily?campaign_id=16')).status).toBe(200);
+    expect((await api(app, t.token).get('/analytics/steps?campaign_id=16')).status).toBe(200);
   });
 
   it('pages with cursors bound to the workspace', async () => {

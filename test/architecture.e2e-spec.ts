@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
+import { arrows, codeModuleMap, cycles, declaredModuleMap, mutualImports } from './helpers/module-map.js';
 
 const SRC = join(process.cwd(), 'src');
 
@@ -118,6 +119,33 @@ describe('architecture', () => {
       )
       .map((f) => f.rel);
     expect(violations).toEqual([]);
+  });
+
+  describe('the module map (docs/architecture.md)', () => {
+    const code = codeModuleMap(SRC);
+    const declared = declaredModuleMap(join(process.cwd(), 'docs', 'architecture.md'));
+
+    it('has every arrow the code has, and no arrow the code lacks', () => {
+      const inCode = arrows(code);
+      const inDoc = arrows(declared);
+      expect({ undeclared: inCode.filter((a) => !inDoc.includes(a)) }).toEqual({ undeclared: [] });
+      expect({ stale: inDoc.filter((a) => !inCode.includes(a)) }).toEqual({ stale: [] });
+      expect([...declared.keys()].sort()).toEqual([...code.keys()].sort());
+    });
+
+    it('has no two modules importing each other, and no longer cycle', () => {
+      expect(mutualImports(code)).toEqual([]);
+      expect(cycles(code)).toEqual([]);
+    });
+
+    it('catches an import outside the map (checked on a copy of the map with one more arrow)', () => {
+      const withExtra = new Map([...code].map(([k, v]) => [k, new Set(v)]));
+      withExtra.get('suppressions')!.add('contacts');
+      expect(arrows(withExtra).filter((a) => !arrows(declared).includes(a))).toEqual([
+        'suppressions -> contacts',
+      ]);
+      expect(mutualImports(withExtra)).toEqual(['contacts <-> suppressions']);
+    });
   });
 
   it('names views <domain>.view.ts', () => {

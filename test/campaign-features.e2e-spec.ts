@@ -280,7 +280,9 @@ describe('campaign features (API)', () => {
         variant: 'A',
         sent: 3,
         replied: 0,
+        interested: 0,
         bounced: 1,
+        soft_bounced: 0,
         unsubscribed: 0,
       },
       {
@@ -289,7 +291,9 @@ describe('campaign features (API)', () => {
         variant: 'B',
         sent: 1,
         replied: 0,
+        interested: 0,
         bounced: 0,
+        soft_bounced: 0,
         unsubscribed: 0,
       },
     ]);

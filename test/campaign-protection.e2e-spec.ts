@@ -16,7 +16,7 @@ import {
   startSmtpSink,
   type SmtpSink,
 } from './helpers/mail-servers.js';
-import { waitFor } from './helpers/wait.js';
+import { waitFor, waitForCount } from './helpers/wait.js';
 
 describe('stop on reply by domain and bounce protection (real SMTP)', () => {
   let app: NestExpressApplication;
@@ -166,7 +166,7 @@ describe('stop on reply by domain and bounce protection (real SMTP)', () => {
     const status = async () => (await api(app, t.token).get(`/campaigns/${c.campaignId}`)).body.data;
     // 95 good sends, then 5 hard bounces: 5 of the last 100 sends is 5 %, not over it.
     for (let i = 0; i < 95; i++) await enroll(`good${i}@bp.test`);
-    await waitFor(async () => (await outcomes()).sent === 95, '95 sent', 30_000);
+    await waitForCount(async () => (await outcomes()).sent, 95, '95 sent');
     for (let i = 0; i < 5; i++) await enroll(`bounce${i}@bp.test`);
     await waitFor(async () => (await outcomes()).bounced === 5, '5 bounced');
     expect(await status()).toMatchObject({ status: 'active', paused_reason: null });
@@ -185,7 +185,7 @@ describe('stop on reply by domain and bounce protection (real SMTP)', () => {
     // Re-activating clears the reason and starts a new window: the old bounces no longer count.
     const resumed = await api(app, t.token).patch(`/campaigns/${c.campaignId}`).send({ status: 'active' });
     expect(resumed.body.data).toMatchObject({ status: 'active', paused_reason: null });
-    await waitFor(async () => (await outcomes()).sent === 115, 'the 20 sent after re-activation');
+    await waitForCount(async () => (await outcomes()).sent, 115, 'the 20 sent after re-activation');
     expect((await api(app, t.token).get(`/campaigns/${c.campaignId}`)).body.data.status).toBe('active');
     for (const id of more) expect((await enrollment(id)).status).toBe('completed');
   });

@@ -7,7 +7,7 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
 import { resetConfig } from '../src/config/app-config.js';
-import { claimLeaseSeconds } from '../src/modules/campaigns/reevaluate.js';
+import { claimLeaseSeconds } from '../src/modules/enrollments/reevaluate-deferred.js';
 import { api, bootApp, createTenant, type TestTenant } from './helpers/app.js';
 import {
   ALL_DAYS,

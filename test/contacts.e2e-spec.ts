@@ -1,7 +1,9 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
 import { upsertContacts, validateContactRow } from '../src/modules/contacts/contact-upsert.js';
+import { CanonicalContactTimezones1799700000000 } from '../src/database/migrations/1799700000000-CanonicalContactTimezones.js';
 import { api, bootApp, createTenant, mintKey, type TestTenant } from './helpers/app.js';
+import { waitFor } from './helpers/wait.js';
 
 interface ContactBody {
   id: number;
@@ -277,6 +279,71 @@ describe('contacts: upsert, merge, lists, filters, tenancy', () => {
     expect(tz.body.data.timezone).toBe('Asia/Kolkata');
     const cleared = await post(t, { email: 'tz@example.com', timezone: null });
     expect(cleared.body.data.timezone).toBeNull();
+  });
+
+  it('stores the canonical IANA name of a timezone on every write (POST, PATCH, import), and the migration canonicalises stored ones', async () => {
+    const t = await createTenant(app);
+    const created = await post(t, { email: 'zone@example.com', timezone: 'uS/EaStErN' });
+    expect(created.body.data.timezone).toBe('America/New_York');
+    const id = created.body.data.id as number;
+    for (const [given, stored] of [
+      ['EUROPE/paris', 'Europe/Paris'],
+      ['etc/utc', 'UTC'],
+      ['asia/calcutta', 'Asia/Kolkata'],
+      ['Asia/Kolkata', 'Asia/Kolkata'],
+      ['america/buenos_aires', 'America/Argentina/Buenos_Aires'],
+    ]) {
+      const res = await api(app, t.token).patch(`/contacts/${id}`).send({ timezone: given });
+      expect({ given, status: res.status, stored: res.body.data?.timezone }).toEqual({
+        given,
+        status: 200,
+        stored,
+      });
+    }
+    const imported = await api(app, t.token)
+      .post('/contacts/import')
+      .send({ csv: 'email,timezone\nimp1@example.com,us/PACIFIC\nimp2@example.com,gmt\n' });
+    expect(imported.status).toBe(202);
+    await waitFor(async () => {
+      const res = await api(app, t.token).get(`/imports/${imported.body.data.id as number}`);
+      return res.body.data?.status === 'completed';
+    }, 'the import');
+    const rows = (await db.query(
+      `SELECT email, timezone FROM contacts WHERE workspace_id = $1 AND email LIKE 'imp%' ORDER BY email`,
+      [t.workspaceId],
+    )) as Array<{ email: string; timezone: string }>;
+    expect(rows).toEqual([
+      { email: 'imp1@example.com', timezone: 'America/Los_Angeles' },
+      { email: 'imp2@example.com', timezone: 'UTC' },
+    ]);
+
+    // Rows written before canonicalisation (as typed): the migration rewrites them, leaves the rest.
+    const before = [
+      ['old1@example.com', 'uS/EaStErN', 'America/New_York'],
+      ['old2@example.com', 'america/new_york', 'America/New_York'],
+      ['old3@example.com', 'Europe/Paris', 'Europe/Paris'],
+      ['old4@example.com', 'Asia/Calcutta', 'Asia/Kolkata'],
+      ['old5@example.com', null, null],
+      ['old6@example.com', 'Not/A_Zone', 'Not/A_Zone'],
+    ] as const;
+    for (const [email, typed] of before) {
+      await db.query(`INSERT INTO contacts (workspace_id, email, timezone) VALUES ($1, $2, $3)`, [
+        t.workspaceId,
+        email,
+        typed,
+      ]);
+    }
+    const runner = db.createQueryRunner();
+    try {
+      await new CanonicalContactTimezones1799700000000().up(runner);
+    } finally {
+      await runner.release();
+    }
+    const after = (await db.query(
+      `SELECT email, timezone FROM contacts WHERE workspace_id = $1 AND email LIKE 'old%' ORDER BY email`,
+      [t.workspaceId],
+    )) as Array<{ email: string; timezone: string | null }>;
+    expect(after).toEqual(before.map(([email, , canonical]) => ({ email, timezone: canonical })));
   });
 
   it('PATCH merges through the upsert, refuses another email with 422, and never fires contact.created', async () => {

@@ -40,7 +40,9 @@ function runCli(args: string[]): Promise<CliResult> {
           RUN_MIGRATIONS: 'false',
           NODE_OPTIONS: '',
         },
-        timeout: 30_000,
+        // Generous: eight of these boot Nest side by side on a shared machine. (A run the timeout
+        // kills exits 143, never the 1 a failure exits with.)
+        timeout: 120_000,
       },
       (err, stdout, stderr) => {
         const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;

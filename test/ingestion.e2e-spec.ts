@@ -284,15 +284,19 @@ describe('mail ingestion (real IMAP and the inbound route)', () => {
       ).suppression_reason,
     ).toBe('bounced');
     const ev = await one<{ data: Record<string, unknown> }>(
-      `SELECT data FROM events WHERE workspace_id = $1 AND type = 'email.bounced'`,
+      `SELECT data FROM events WHERE workspace_id = $1 AND type = 'email.bounced' AND data->>'bounce_type' = 'hard'`,
       [t.workspaceId],
     );
+    const diagnostic = '550 5.1.1 <bounce@example.com>: Recipient address rejected: User unknown';
     expect(ev.data).toEqual({
       contact_id: hard.contactId,
       email: 'bounce@example.com',
       bounce_type: 'hard',
       status_code: '5.1.1',
-      diagnostic: '550 5.1.1 <bounce@example.com>: Recipient address rejected: User unknown',
+      diagnostic,
+      bounce: { reason: 'user_unknown', hard: true, status: '5.1.1', smtp_code: 550, diagnostic },
+      suppressed: true,
+      message_id: expect.any(Number),
       enrollment_id: hard.enrollmentId,
       campaign_id: c.campaignId,
     });
@@ -328,7 +332,16 @@ describe('mail ingestion (real IMAP and the inbound route)', () => {
       [c.inboxIds[0]],
     );
     expect(inbox.status).toBe('active');
-    expect(inbox.last_error).toMatch(/^policy rejection 5\.7\.1/);
+    // 5.7.1 "rejected by policy" lies on the sender's side: shown on the inbox, announced, not the contact's.
+    expect(inbox.last_error).toMatch(
+      /^(policy_violation|rejected|blocked) bounce 5\.7\.1 from example\.com: /,
+    );
+    const inboxErrors = (await q(`SELECT data FROM events WHERE workspace_id = $1 AND type = 'inbox.error'`, [
+      t.workspaceId,
+    ])) as Array<{ data: Record<string, unknown> }>;
+    expect(inboxErrors.map((e) => e.data)).toEqual([
+      { inbox_id: c.inboxIds[0], email: sender(), status: 'active', error: inbox.last_error },
+    ]);
     expect((await metrics()).bounced).toBe(1);
     const unrelated = await one<{ n: number }>(
       `SELECT count(*)::int AS n FROM messages WHERE message_id = '<unrelated@example.org>'`,
@@ -385,7 +398,11 @@ describe('mail ingestion (real IMAP and the inbound route)', () => {
       .set('Content-Type', 'application/octet-stream')
       .send(Buffer.from(raw));
     expect(dup.status).toBe(202);
-    expect(dup.body.data).toEqual({ status: 'duplicate', message_id: ok.body.data.message_id });
+    expect(dup.body.data).toEqual({
+      status: 'duplicate',
+      message_id: ok.body.data.message_id,
+      read_as: 'reply',
+    });
     const count = await one<{ n: number }>(
       `SELECT count(*)::int AS n FROM messages WHERE enrollment_id = $1 AND direction = 'inbound'`,
       [r.enrollmentId],

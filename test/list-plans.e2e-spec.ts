@@ -139,6 +139,12 @@ describe('list plans: every filter of every list is served by an index', () => {
        FROM threads t WHERE t.workspace_id = $1`,
       [w],
     );
+    // Reply categories: 0.01 % of threads `interested`, half `other`, the rest not categorised.
+    await q(
+      `UPDATE threads SET category = CASE WHEN id % 10000 = 17 THEN 'interested' ELSE 'other' END
+       WHERE workspace_id = $1 AND (id % 10000 = 17 OR id % 2 = 0)`,
+      [w],
+    );
     const [thread] = await q(`SELECT id FROM threads WHERE workspace_id = $1 ORDER BY id LIMIT 1`, [w]);
     ids.thread = thread.id as number;
     const [contact] = await q(`SELECT id FROM contacts WHERE workspace_id = $1 ORDER BY id LIMIT 1`, [w]);
@@ -260,6 +266,9 @@ describe('list plans: every filter of every list is served by an index', () => {
         () => `/threads?campaign_id=${ids.bigCampaign}`,
         () => `/threads?inbox_id=${ids.smallInbox}`,
         () => `/threads?inbox_id=${ids.bigInbox}`,
+        () => '/threads?category=interested',
+        () => '/threads?category=other',
+        () => '/threads?category=not_now',
       ],
     },
     {

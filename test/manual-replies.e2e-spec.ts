@@ -19,6 +19,7 @@ import {
   type SeededCampaign,
   type SmtpSink,
 } from './helpers/mail-servers.js';
+import { ManualReplySweeper, STALE_SECONDS } from '../src/modules/sending/manual/manual-reply-sweeper.js';
 import { waitFor } from './helpers/wait.js';
 
 interface Sent {
@@ -69,7 +70,7 @@ describe('manual replies (POST /threads/{id}/messages, real SMTP)', () => {
         { subject: null, body: 'Step two', delay_minutes: 600 },
       ],
     });
-    for (const who of ['pat', 'ida', 'unk', 'bob', 'sue', 'cap']) {
+    for (const who of ['pat', 'ida', 'unk', 'bob', 'sue', 'cap', 'lat']) {
       const contactId = await seedContact(q, t.workspaceId, `${who}@example.com`, { first_name: who });
       await seedEnrollment(q, t.workspaceId, c.campaignId, contactId);
       sent.set(who, { contactId, threadId: 0, messageId: '' });
@@ -225,6 +226,48 @@ describe('manual replies (POST /threads/{id}/messages, real SMTP)', () => {
     await new Promise((r) => setTimeout(r, 200));
     expect(sink.dataCount()).toBe(data + 1);
     const shown = await api(app, t.token).get(`/messages/${res.body.data.id as number}`);
+    expect(shown.body.data.status).toBe('failed');
+  });
+
+  it('answers what is recorded: a reply the sweep resolved while SMTP was still talking is not 201 and emits no message.sent', async () => {
+    const lat = sent.get('lat')!;
+    dataEnd = { delayMs: 2500 };
+    let res: request.Response | undefined;
+    const pending = reply(lat.threadId, { body: 'Slow server' }, 'lat-1').then((r) => (res = r));
+    try {
+      const row = await waitFor(
+        () =>
+          one<{ id: number } | undefined>(
+            `SELECT id FROM messages WHERE thread_id = $1 AND kind = 'manual' AND status = 'sending'`,
+            [lat.threadId],
+          ),
+        'the reply recorded sending',
+      );
+      // The request is still waiting for the final reply to DATA when the sweep finds the row stale
+      // (its SMTP conversation is made to look older than STALE_SECONDS) and resolves it.
+      await q(`UPDATE messages SET smtp_started_at = now() - make_interval(secs => $2) WHERE id = $1`, [
+        row.id,
+        STALE_SECONDS + 60,
+      ]);
+      await app.get(ManualReplySweeper).sweepOnce();
+      expect(
+        (await one<{ status: string }>(`SELECT status FROM messages WHERE id = $1`, [row.id])).status,
+      ).toBe('failed');
+      await pending;
+    } finally {
+      dataEnd = 'accept';
+    }
+    expect(res!.body.data.status).toBe('failed');
+    expect(res!.status).toBe(202);
+    expect(res!.body.data.error).toMatch(/^outcome unknown: /);
+    await new Promise((r) => setTimeout(r, 200));
+    const events = await one<{ n: number }>(
+      `SELECT count(*)::int AS n FROM events WHERE workspace_id = $1 AND type = 'message.sent'
+         AND (data -> 'message' ->> 'id')::bigint = $2`,
+      [t.workspaceId, res!.body.data.id],
+    );
+    expect(events.n).toBe(0);
+    const shown = await api(app, t.token).get(`/messages/${res!.body.data.id as number}`);
     expect(shown.body.data.status).toBe('failed');
   });
 

@@ -13,6 +13,7 @@ import type { Queue } from 'bull';
 import request from 'supertest';
 import { DataSource, type QueryRunner } from 'typeorm';
 import { resetConfig } from '../src/config/app-config.js';
+import { SCRAPE_MAX_AGE_MS } from '../src/modules/metrics/metrics.service.js';
 import { api, bootApp, createTenant, type TestTenant } from './helpers/app.js';
 import {
   seedCampaign,
@@ -66,8 +67,16 @@ describe('GET /metrics', () => {
   const q = (sql: string, params?: unknown[]): Promise<unknown> => db.query(sql, params);
   const saved = { ...process.env };
 
+  /** A scrape as it comes: within a second of the last render, that render's text. */
+  const scrapeNow = () =>
+    request(app.getHttpServer()).get('/metrics').set('Authorization', `Bearer ${TOKEN}`);
+  let lastScrape = 0;
+  /** A fresh scrape: a render is reused for SCRAPE_MAX_AGE_MS, so this waits that long after the last. */
   const scrape = async (): Promise<Samples> => {
-    const res = await request(app.getHttpServer()).get('/metrics').set('Authorization', `Bearer ${TOKEN}`);
+    const wait = lastScrape + SCRAPE_MAX_AGE_MS + 20 - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    lastScrape = Date.now();
+    const res = await scrapeNow();
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
     return parse(res.text);
@@ -150,6 +159,65 @@ describe('GET /metrics', () => {
     expect(value(ok, 'outreach_imap_polls_total', { outcome: 'failed' })).toBeGreaterThanOrEqual(0);
   });
 
+  it('is closed by default: 401 unless METRICS_TOKEN is set and presented, or METRICS_PUBLIC=true explicitly', async () => {
+    const server = app.getHttpServer();
+    const withEnv = async (vars: Record<string, string | undefined>, run: () => Promise<void>) => {
+      const before = { METRICS_TOKEN: process.env.METRICS_TOKEN, METRICS_PUBLIC: process.env.METRICS_PUBLIC };
+      for (const [k, v] of Object.entries(vars)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+      resetConfig();
+      try {
+        await run();
+      } finally {
+        for (const [k, v] of Object.entries(before)) {
+          if (v === undefined) delete process.env[k];
+          else process.env[k] = v;
+        }
+        resetConfig();
+      }
+    };
+    // No token and no explicit opt-in: closed, whatever is presented.
+    for (const open of [undefined, '', 'false', '1', 'yes', 'TRUE ']) {
+      await withEnv({ METRICS_TOKEN: undefined, METRICS_PUBLIC: open }, async () => {
+        for (const auth of [undefined, 'Bearer ', `Bearer ${TOKEN}`, `Bearer ${t.token}`]) {
+          const req = request(server).get('/metrics');
+          const res = await (auth ? req.set('Authorization', auth) : req);
+          expect({ open, auth, status: res.status }).toEqual({ open, auth, status: 401 });
+          expect(res.text).not.toContain('outreach_');
+        }
+      });
+    }
+    // METRICS_PUBLIC=true opens it explicitly.
+    await withEnv({ METRICS_TOKEN: undefined, METRICS_PUBLIC: 'true' }, async () => {
+      const res = await request(server).get('/metrics');
+      expect(res.status).toBe(200);
+      expect(res.text).toContain('outreach_http_requests_total');
+    });
+    // A token, when set, is required even with METRICS_PUBLIC=true.
+    await withEnv({ METRICS_TOKEN: TOKEN, METRICS_PUBLIC: 'true' }, async () => {
+      expect((await request(server).get('/metrics')).status).toBe(401);
+      expect((await request(server).get('/metrics').set('Authorization', `Bearer ${TOKEN}`)).status).toBe(
+        200,
+      );
+    });
+  });
+
+  it('bounds a scrape: 200 concurrent scrapes render once (one read of PostgreSQL and Redis); a render is reused for a second', async () => {
+    const reads = (s: Samples): number => value(s, 'outreach_metrics_gauge_reads_total');
+    const before = await scrape();
+    const burst = await Promise.all(Array.from({ length: 200 }, () => scrapeNow()));
+    expect(burst.map((r) => r.status)).toEqual(Array.from({ length: 200 }, () => 200));
+    const during = parse((await scrapeNow()).text);
+    // `before` rendered; the burst and the scrape after it (within the second, unless the machine is
+    // very slow) share that render or at most one more.
+    expect(reads(during) - reads(before)).toBeLessThanOrEqual(1);
+    expect(new Set(burst.map((r) => r.text)).size).toBeLessThanOrEqual(2);
+    // A second later, the next scrape renders again: counters and gauges move.
+    expect(reads(await scrape()) - reads(during)).toBe(1);
+  });
+
   it('labels HTTP requests with the route template, never the raw path, and counts them with their latency', async () => {
     const before = await scrape();
     const route = { method: 'GET', route: '/api/v1/contacts/:contact', status: '404' };
@@ -164,7 +232,8 @@ describe('GET /metrics', () => {
       expect((await api(app, t.token).get(`/contacts/${id}`)).status).toBe(404);
     }
     expect((await request(app.getHttpServer()).get('/no/such/path-4242')).status).toBe(404);
-    const res = await request(app.getHttpServer()).get('/metrics').set('Authorization', `Bearer ${TOKEN}`);
+    await new Promise((r) => setTimeout(r, SCRAPE_MAX_AGE_MS + 20));
+    const res = await scrapeNow();
     const after = parse(res.text);
     expect(count(after) - count(before)).toBe(3);
     expect(value(after, 'outreach_http_request_duration_seconds_count', route)).toBe(count(after));
@@ -197,7 +266,11 @@ describe('GET /metrics', () => {
       await q(`UPDATE enrollments SET next_step_at = now() - interval '120 seconds' WHERE id = $1`, [
         enrollmentId,
       ]);
-      const late = await scrape();
+      // Gauges are read at most once a second: the scrape after that shows the lag.
+      const late = await waitFor(async () => {
+        const s = await scrape();
+        return value(s, 'outreach_due_enrollments_lag_seconds') >= 120 ? s : undefined;
+      }, 'the lag to show');
       expect(value(late, 'outreach_due_enrollments_lag_seconds')).toBeGreaterThanOrEqual(120);
       expect(value(late, 'outreach_due_enrollments_lag_seconds')).toBeLessThan(600);
     } finally {
@@ -210,11 +283,50 @@ describe('GET /metrics', () => {
     const after = await waitFor(async () => {
       const s = await scrape();
       return value(s, 'outreach_sends_total', { outcome: 'sent' }) >
-        value(before, 'outreach_sends_total', { outcome: 'sent' })
+        value(before, 'outreach_sends_total', { outcome: 'sent' }) &&
+        value(s, 'outreach_due_enrollments_lag_seconds') < 120
         ? s
         : undefined;
-    }, 'sends_total{outcome="sent"} to move');
+    }, 'sends_total{outcome="sent"} to move and the lag to fall');
     expect(value(after, 'outreach_due_enrollments_lag_seconds')).toBeLessThan(120);
+  });
+
+  it('counts a manual reply (POST /threads/{id}/messages) in sends_total like a sequence step', async () => {
+    const sentOf = (samples: Samples): number => value(samples, 'outreach_sends_total', { outcome: 'sent' });
+    const c = await seedCampaign(q, {
+      workspaceId: t.workspaceId,
+      smtpPort: sink.port,
+      domain: 'manual.test',
+      steps: [{ subject: 'Hello', body: 'One step' }],
+    });
+    const contactId = await seedContact(q, t.workspaceId, 'metrics-reply@example.com');
+    await seedEnrollment(q, t.workspaceId, c.campaignId, contactId);
+    // Every enrollment of the tenant done (this one's step is the thread to reply in), and the
+    // counter settled (a step is counted just after its row is marked sent).
+    const step = await waitFor(async () => {
+      const open = (await q(`SELECT 1 FROM enrollments WHERE workspace_id = $1 AND status = 'active'`, [
+        t.workspaceId,
+      ])) as unknown[];
+      const rows = (await q(`SELECT thread_id FROM messages WHERE workspace_id = $1 AND to_address = $2`, [
+        t.workspaceId,
+        'metrics-reply@example.com',
+      ])) as Array<{ thread_id: number }>;
+      return open.length === 0 && rows[0];
+    }, 'the step sent');
+    let before = await scrape();
+    await waitFor(async () => {
+      await new Promise((r) => setTimeout(r, 300));
+      const again = await scrape();
+      const settled = sentOf(again) === sentOf(before);
+      before = again;
+      return settled;
+    }, 'the counter settled');
+    const res = await api(app, t.token)
+      .post(`/threads/${step.thread_id}/messages`)
+      .set('Idempotency-Key', `metrics-reply-${randomUUID()}`)
+      .send({ body: 'A manual reply' });
+    expect(res.status).toBe(201);
+    expect(sentOf(await scrape())).toBe(sentOf(before) + 1);
   });
 
   it('moves the outbox backlog while an event waits for dispatch', async () => {
@@ -229,7 +341,10 @@ describe('GET /metrics', () => {
     const held = await holdRow('events', id);
     try {
       await q(`UPDATE events SET dispatched_at = NULL WHERE id = $1`, [id]);
-      const waiting = await scrape();
+      const waiting = await waitFor(async () => {
+        const s = await scrape();
+        return value(s, 'outreach_outbox_oldest_event_age_seconds') >= 90 ? s : undefined;
+      }, 'the waiting event to show');
       expect(value(waiting, 'outreach_outbox_backlog_events')).toBeGreaterThan(
         value(before, 'outreach_outbox_backlog_events'),
       );
@@ -284,7 +399,7 @@ describe('GET /metrics', () => {
       const s = await scrape();
       return value(s, 'outreach_webhook_deliveries_total', { outcome: 'succeeded' }) -
         value(before, 'outreach_webhook_deliveries_total', { outcome: 'succeeded' }) >=
-        2
+        2 && value(s, 'outreach_queue_jobs', { queue: 'imports', state: 'waiting' }) === 0
         ? s
         : undefined;
     }, 'webhook deliveries to be counted');

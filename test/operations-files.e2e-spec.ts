@@ -61,6 +61,25 @@ describe('docker/ deployment files', () => {
     expect(target('outreach-worker')).toMatchObject({ names: ['worker'], port: workerPort });
   });
 
+  it('/metrics is closed by default: no METRICS_PUBLIC unless asked, and Prometheus presents the token', () => {
+    for (const name of ['api', 'worker']) {
+      const env = compose.services[name].environment as Doc;
+      expect({ name, open: env.METRICS_PUBLIC }).toEqual({ name, open: '${METRICS_PUBLIC:-false}' });
+      expect({ name, token: env.METRICS_TOKEN }).toEqual({ name, token: '${METRICS_TOKEN:-}' });
+    }
+    expect((compose.services.prometheus.environment as Doc).METRICS_TOKEN).toBe('${METRICS_TOKEN:-}');
+    expect(JSON.stringify(compose.services.prometheus.entrypoint)).toContain('/prometheus/metrics_token');
+    const prom = load('docker/prometheus.yml') as {
+      scrape_configs: Array<{ job_name: string; authorization?: { type: string; credentials_file: string } }>;
+    };
+    for (const job of prom.scrape_configs) {
+      expect({ job: job.job_name, auth: job.authorization }).toEqual({
+        job: job.job_name,
+        auth: { type: 'Bearer', credentials_file: '/prometheus/metrics_token' },
+      });
+    }
+  });
+
   it('the Grafana dashboard queries only metrics the service exports', async () => {
     const registry = new Registry();
     buildMetrics(registry, { workspaceLabels: false });

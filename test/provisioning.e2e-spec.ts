@@ -17,6 +17,7 @@ const DEFAULT_CONFIG = {
   message_body_retention_days: 365,
   ai_provider: 'none',
   ai_model: null,
+  ai_daily_limit: 1000,
   bounce_rate_pause_percent: 5,
 };
 
@@ -169,6 +170,11 @@ describe('provisioning', () => {
       [{ ai_model: '' }, 'config.ai_model'],
       [{ ai_model: 'm'.repeat(101) }, 'config.ai_model'],
       [{ ai_model: 5 }, 'config.ai_model'],
+      [{ ai_daily_limit: -1 }, 'config.ai_daily_limit'],
+      [{ ai_daily_limit: 1000001 }, 'config.ai_daily_limit'],
+      [{ ai_daily_limit: 2.5 }, 'config.ai_daily_limit'],
+      [{ ai_daily_limit: '1000' }, 'config.ai_daily_limit'],
+      [{ ai_daily_limit: null }, 'config.ai_daily_limit'],
       [{ bounce_rate_pause_percent: -1 }, 'config.bounce_rate_pause_percent'],
       [{ bounce_rate_pause_percent: 100.5 }, 'config.bounce_rate_pause_percent'],
       [{ bounce_rate_pause_percent: '5' }, 'config.bounce_rate_pause_percent'],
@@ -206,6 +212,7 @@ describe('provisioning', () => {
         unsubscribe_footer_enabled: false,
         ai_provider: 'mistral',
         ai_model: 'm'.repeat(100),
+        ai_daily_limit: 1000000,
         bounce_rate_pause_percent: 2.5,
       },
     });
@@ -216,8 +223,14 @@ describe('provisioning', () => {
       unsubscribe_footer_enabled: false,
       ai_provider: 'mistral',
       ai_model: 'm'.repeat(100),
+      ai_daily_limit: 1000000,
       bounce_rate_pause_percent: 2.5,
     });
+    const none = await api(app, t.provisioningToken)
+      .post(`${LIST}/${high.body.data.workspace.id}/seed`)
+      .send({ config: { ai_daily_limit: 0 } });
+    expect(none.status).toBe(200);
+    expect(none.body.data.workspace.config.ai_daily_limit).toBe(0);
     for (const percent of [0, 100]) {
       const res = await api(app, t.provisioningToken)
         .post(`${LIST}/${high.body.data.workspace.id}/seed`)
@@ -295,6 +308,7 @@ describe('provisioning', () => {
       message_body_retention_days: 30,
       ai_provider: 'openai',
       ai_model: 'gpt-x',
+      ai_daily_limit: 1000,
       bounce_rate_pause_percent: 5,
     });
     const second = await seed({ message_body_retention_days: 30, unsubscribe_footer_enabled: false });

@@ -9,6 +9,9 @@ import { DataSource as DataSourceToken } from 'typeorm';
 import request from 'supertest';
 import { routesOfExpressApp } from '../src/common/http/route-table.js';
 import { bootApp, createTenant, type TestTenant } from './helpers/app.js';
+import { ensureBuilt } from './helpers/dist.js';
+import { startService, stopAllServices } from './helpers/faults-procs.js';
+import { waitFor } from './helpers/wait.js';
 
 /** Routes that authenticate differently (not with an API key) and are tested in their own suites. */
 const OWN_AUTH = [/^\/api\/v1\/inbound\//];
@@ -152,4 +155,76 @@ describe('every id route answers 404 the same way for foreign, missing and malfo
       }
     }
   });
+});
+
+describe('unknown paths, inside /api/v1 or outside it', () => {
+  let app: NestExpressApplication;
+  beforeAll(async () => {
+    app = await bootApp();
+  });
+  afterAll(() => app.close());
+
+  it('answer the JSON error envelope (404), while /docs, /health, /metrics and /u/:token keep working', async () => {
+    const server = app.getHttpServer();
+    for (const path of [
+      '/nope',
+      '/nope/deeper?x=1',
+      '/api',
+      '/api/v2/contacts',
+      '/api/v1/nope',
+      '/healthz',
+    ]) {
+      for (const method of ['get', 'post', 'delete'] as const) {
+        const res = await request(server)[method](path);
+        expect({ path, method, status: res.status, type: res.headers['content-type'] }).toEqual({
+          path,
+          method,
+          status: 404,
+          type: 'application/json; charset=utf-8',
+        });
+        expect(res.body).toEqual({ error: { type: 'not_found', message: 'Not found' } });
+      }
+    }
+    // A known path with another method is still a 405 with Allow.
+    const wrongMethod = await request(server).post('/health/live');
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.allow).toBe('GET, HEAD');
+    expect((await request(server).get('/health/live')).status).toBe(200);
+    const docs = await request(server).get('/docs/');
+    expect(docs.status).toBe(200);
+    expect(docs.headers['content-type']).toMatch(/text\/html/);
+    expect((await request(server).get('/api/v1/openapi.json')).status).toBe(200);
+    expect((await request(server).get('/metrics')).status).not.toBe(404);
+    // The unsubscribe page answers a bad token itself: its small HTML page, not the API envelope.
+    const unsubscribe = await request(server).get('/u/not-a-token');
+    expect(unsubscribe.status).toBe(404);
+    expect(unsubscribe.headers['content-type']).toMatch(/text\/html/);
+  });
+});
+
+describe('the start-up log', () => {
+  beforeAll(() => ensureBuilt());
+  afterAll(() => stopAllServices());
+
+  it('shows each route with its real path', async () => {
+    const api = await startService({ role: 'api' });
+    // The logger's own ready line comes after every route line.
+    const log = await waitFor(
+      async () => /"msg":"listening on/.test(api.output()) && api.output(),
+      'the log',
+    );
+    for (const route of [
+      '/health/live, GET',
+      '/health/ready, GET',
+      '/metrics, GET',
+      '/u/:token, GET',
+      '/u/:token, POST',
+    ]) {
+      expect(log).toContain(`Mapped {${route}} route`);
+    }
+    expect(log).toContain('Mapped {/api/v1/contacts, GET} route');
+    // No heading or line names a path the service does not serve.
+    expect(log).not.toMatch(/\/api\/v1\/(health|metrics|u)\b/);
+    expect(log).toMatch(/"msg":"HealthController:"/);
+  }, 120_000);
 });

@@ -134,7 +134,8 @@ describe('TypeScript SDK', () => {
   });
 
   it('builds, and the compiled example runs under plain Node as `npm run sdk:example` does', async () => {
-    const build = spawnSync('npm', ['run', 'sdk:build'], {
+    // -s: npm's own script banner off, so only the build's output is left to be empty.
+    const build = spawnSync('npm', ['run', '-s', 'sdk:build'], {
       encoding: 'utf8',
       env: { ...process.env, NODE_OPTIONS: '' },
     });
@@ -146,10 +147,13 @@ describe('TypeScript SDK', () => {
       email: 'hello@sdk-example.test',
       smtp: { host: '127.0.0.1', port: sink.port, secure: false, user: null, password: null },
     });
-    // Asynchronous: the service answering the example runs in this process.
-    const child = spawn(process.execPath, ['sdk/typescript/dist/examples/quickstart.js'], {
-      env: { ...process.env, NODE_OPTIONS: '', OUTREACH_URL: baseUrl, OUTREACH_KEY: tenant.token },
-    });
+    // Asynchronous: the service answering the example runs in this process. No OUTREACH_URL and
+    // no PUBLIC_URL: the example finds the service on localhost:$PORT, as the service itself says.
+    const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: '', OUTREACH_KEY: tenant.token };
+    delete env.OUTREACH_URL;
+    delete env.PUBLIC_URL;
+    env.PORT = new URL(baseUrl).port;
+    const child = spawn(process.execPath, ['sdk/typescript/dist/examples/quickstart.js'], { env });
     let out = '';
     child.stdout.on('data', (b: Buffer) => (out += b.toString()));
     child.stderr.on('data', (b: Buffer) => (out += b.toString()));

@@ -1,4 +1,11 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { MAX_STEPS, MAX_VARIANTS } from '../src/modules/sequences/dto/sequence.dto.js';
+import {
+  RENDER_BUDGET_MS,
+  renderBudget,
+  renderTemplate,
+  sampleTemplateVars,
+} from '../src/modules/sequences/templates.js';
 import { api, bootApp, createTenant, mintKey, type TestTenant } from './helpers/app.js';
 
 const MALFORMED = ['abc', '0', '-1', '1'.repeat(30), '1.5'];
@@ -94,6 +101,71 @@ describe('sequences', () => {
       .send({ steps: [step(1), step(2, { body: '{% for %}' })] });
     expect(patch.status).toBe(422);
     expect(patch.body.error.field).toBe('steps.1.body');
+  });
+
+  it('one render budget per save, not per variant: 50 steps × 5 variants each just under the budget cost one budget of CPU', async () => {
+    // A template that renders well within one step's budget for the sample contact (8 to 25 ms).
+    const loops = (n: number): string =>
+      `{% for a in (1..${n}) %}{% for b in (1..100) %}{% endfor %}{% endfor %}ok {{ first_name }}`;
+    const renderMs = async (template: string): Promise<number> => {
+      const times: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const started = performance.now();
+        await renderTemplate(template, sampleTemplateVars(), renderBudget());
+        times.push(performance.now() - started);
+      }
+      return times.sort((a, b) => a - b)[2];
+    };
+    // Warm the JIT first, so the figure is what a save really pays per render.
+    for (let i = 0; i < 30; i++) await renderTemplate(loops(20), sampleTemplateVars(), renderBudget());
+    let n = 10;
+    while ((await renderMs(loops(n))) < 8 && n < 100_000) n *= 2;
+    const heavy = loops(n);
+    const ms = await renderMs(heavy);
+    expect(ms).toBeGreaterThanOrEqual(8);
+    expect(ms).toBeLessThan(RENDER_BUDGET_MS);
+    const steps = Array.from({ length: MAX_STEPS }, (_, i) =>
+      step(i + 1, {
+        body: heavy,
+        variants: Array.from({ length: MAX_VARIANTS }, () => ({
+          subject: i === 0 ? 'Hi' : null,
+          body: heavy,
+        })),
+      }),
+    );
+    const contents = MAX_STEPS * (MAX_VARIANTS + 1);
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    const res = await create({ name: 'Heavy everywhere', steps });
+    const spent = process.cpuUsage(cpu);
+    const cpuMs = (spent.user + spent.system) / 1000;
+    const wallMs = performance.now() - started;
+    // Per variant this would have cost contents × ms (250 × ≥ 8 ms ≥ 2 s); one budget is 50 ms, at
+    // most twice with the one retry, plus the request itself.
+    expect({
+      contents,
+      perRenderMs: Math.round(ms),
+      status: res.status,
+      field: res.body.error?.field,
+    }).toEqual({
+      contents,
+      perRenderMs: Math.round(ms),
+      status: 422,
+      field: expect.stringMatching(/^steps\.\d+(\.variants\.\d+)?\.body$/),
+    });
+    expect(res.body.error.message).toMatch(/one 50 ms budget for a whole save/);
+    expect(cpuMs).toBeLessThan(600);
+    expect(wallMs).toBeLessThan(1500);
+    // An ordinary sequence of the same shape still saves.
+    const ordinary = Array.from({ length: MAX_STEPS }, (_, i) =>
+      step(i + 1, {
+        variants: Array.from({ length: MAX_VARIANTS }, (_, j) => ({
+          subject: i === 0 ? `Hi {{ first_name }} (${j})` : null,
+          body: `Variant ${j} for {{ first_name }} at {{ company | default: "you" }}`,
+        })),
+      }),
+    );
+    expect((await create({ name: 'Ordinary', steps: ordinary })).status).toBe(201);
   });
 
   it('refuses templates over the render budget at save (time, size, data), naming the step and field, quickly', async () => {

@@ -8,7 +8,12 @@
  * - An API process stopped with a request in flight: it stops accepting connections, the request
  *   is answered, and the process exits.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { DataSource } from 'typeorm';
 import { createDataSource } from '../src/database/data-source.js';
 import { runMigrations } from '../src/database/migrate.js';
@@ -196,4 +201,149 @@ describe('graceful shutdown (SIGTERM)', () => {
     );
     expect(row.n).toBe(1);
   }, 120_000);
+});
+
+/**
+ * Ctrl-C in a terminal, as a newcomer does it after `npm start` on embedded defaults: SIGINT goes to
+ * the whole foreground process group. The service runs here as the leader of its own group, and the
+ * test signals the group. Embedded PostgreSQL and redis-server run in their own session and group, so
+ * only the service gets the signal and stops them itself. The first Ctrl-C drains and exits 0; a
+ * second one while it drains exits at once (130), quietly; nothing started under DATA_DIR is left.
+ */
+describe('Ctrl-C on embedded defaults (SIGINT to the process group)', () => {
+  let dataDir: string;
+  /** Every service this block started: whatever a failed test left running is killed in afterAll. */
+  const children: ChildProcess[] = [];
+  const NOISE = /terminating connection|Connection terminated|Error:|\n\s+at |ECONNREFUSED/;
+
+  /**
+   * Processes working under DATA_DIR: the embedded PostgreSQL (its processes' working directory is
+   * the cluster's) and redis-server (`--dir`).
+   */
+  const leftUnder = (dir: string): string[] =>
+    readdirSync('/proc')
+      .filter((p) => /^\d+$/.test(p))
+      .filter((p) => {
+        try {
+          return readlinkSync(`/proc/${p}/cwd`).startsWith(dir);
+        } catch {
+          return false;
+        }
+      })
+      .map((p) => readFileSync(`/proc/${p}/cmdline`, 'utf8').replace(/\0/g, ' '));
+
+  async function start(): Promise<{
+    child: ChildProcess;
+    port: number;
+    output: () => string;
+    exit: Promise<number | string>;
+  }> {
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      NODE_OPTIONS: '',
+      LOG_LEVEL: 'info',
+      IMAP_POLL_SECONDS: '3600',
+    };
+    for (const name of [
+      'DATABASE_URL',
+      'REDIS_URL',
+      'API_KEY_PEPPER',
+      'ENCRYPTION_KEY',
+      'RUN_MIGRATIONS',
+      'PUBLIC_URL',
+    ]) {
+      delete env[name];
+    }
+    const proc = spawn(process.execPath, ['dist/main.js'], {
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(proc);
+    let out = '';
+    proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    const exit = new Promise<number | string>((resolve) =>
+      proc.once('exit', (code, signal) => resolve(code ?? signal ?? 'none')),
+    );
+    await waitFor(
+      async () => out.includes('listening on') || proc.exitCode !== null,
+      'listening on',
+      120_000,
+    );
+    if (proc.exitCode !== null) throw new Error(`the service exited: ${out}`);
+    return { child: proc, port, output: () => out, exit };
+  }
+  const ctrlC = (proc: ChildProcess): void => {
+    process.kill(-proc.pid!, 'SIGINT');
+  };
+
+  beforeAll(() => {
+    ensureBuilt();
+    dataDir = mkdtempSync(join(tmpdir(), 'ctrl-c-'));
+  });
+  afterAll(async () => {
+    // SIGTERM, so a service left running stops its PostgreSQL and redis-server too; SIGKILL past 30 s.
+    for (const c of children) {
+      if (c.exitCode !== null || c.signalCode !== null) continue;
+      const exited = new Promise((resolve) => c.once('exit', resolve));
+      process.kill(-c.pid!, 'SIGTERM');
+      const timer = setTimeout(() => process.kill(-c.pid!, 'SIGKILL'), 30_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  }, 60_000);
+
+  it('one Ctrl-C drains, stops PostgreSQL and Redis, and exits 0 without noise', async () => {
+    const svc = await start();
+    expect(leftUnder(dataDir).length).toBeGreaterThanOrEqual(2); // postgres (and its workers), redis-server
+    const before = svc.output().length;
+    ctrlC(svc.child);
+    expect(await svc.exit).toBe(0);
+    const after = svc.output().slice(before);
+    expect(after).toMatch(/"msg":"shutdown complete"/);
+    expect(after).not.toMatch(NOISE);
+    expect(leftUnder(dataDir)).toEqual([]);
+  }, 180_000);
+
+  it('a second Ctrl-C while it drains exits at once with 130 and one line, nothing left running', async () => {
+    const svc = await start();
+    // A request in flight holds the drain: the unsubscribe form, half its body sent.
+    const socket = connect(svc.port, '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    socket.on('error', () => undefined);
+    socket.write(
+      'POST /u/abc HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-www-form-urlencoded\r\n' +
+        'Content-Length: 100\r\n\r\nconfirm=',
+    );
+    await sleep(300);
+    const before = svc.output().length;
+    ctrlC(svc.child);
+    await waitFor(
+      async () => svc.output().includes('shutting down: draining'),
+      'the drain to begin',
+      10_000,
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}: ${svc.output().slice(-3000)}`);
+    });
+    await sleep(1000);
+    expect(svc.child.exitCode).toBeNull(); // still draining: the request holds it
+    const second = Date.now();
+    ctrlC(svc.child);
+    expect(await svc.exit).toBe(130);
+    expect(Date.now() - second).toBeLessThan(2000);
+    socket.destroy();
+    const after = svc.output().slice(before);
+    expect(after).not.toMatch(NOISE);
+    const lines = after.split('\n').filter((l) => l.trim());
+    expect(lines.filter((l) => !/"level":30,/.test(l))).toEqual([
+      expect.stringMatching(/"msg":"stopping at once"/),
+    ]);
+    // Told to stop as the process exited, they are gone within moments.
+    await waitFor(async () => leftUnder(dataDir).length === 0, 'postgres and redis-server to end', 20_000);
+  }, 180_000);
 });

@@ -130,6 +130,7 @@ describe('threads and messages (read routes)', () => {
       subject: s.thread.subject,
       message_count: 3,
       last_message_at: s.thread.lastMessageAt!.toISOString(),
+      category: null,
       created_at: s.thread.createdAt.toISOString(),
     });
     const list = await api(app, t.token).get(`/threads/${s.thread.id}/messages`);
@@ -154,6 +155,9 @@ describe('threads and messages (read routes)', () => {
       step_position: 1,
       variant: 'B',
       error: null,
+      bounce: null,
+      category: null,
+      category_source: null,
       created_at: s.messages[0].createdAt.toISOString(),
     });
     expect(reply).toMatchObject({

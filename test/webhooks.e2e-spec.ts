@@ -11,6 +11,7 @@ import { DataSource } from 'typeorm';
 import { resetConfig } from '../src/config/app-config.js';
 import type { EventType } from '../src/modules/events/event-types.js';
 import { recordEvent, recordEvents } from '../src/modules/events/outbox.js';
+import { EventRetentionService } from '../src/modules/webhooks/event-retention.service.js';
 import { api, bootApp, createTenant, mintKey, type TestTenant } from './helpers/app.js';
 import { waitFor } from './helpers/wait.js';
 
@@ -214,6 +215,71 @@ describe('webhooks', () => {
     expect(
       (await api(app, t.token).post(`/webhook-endpoints/${ep.id}/deliveries/999999/redeliver`)).status,
     ).toBe(404);
+  });
+
+  it("refuses to redeliver an event retention removed (409), and finishes deliveries whose event is gone instead of letting them hold back other tenants' retries", async () => {
+    const db = app.get(DataSource);
+    const ep = await createEndpoint('/expired');
+    await emit(t.workspaceId, 'contact.created', { contact: { id: 7 } });
+    const [d] = await waitFor(async () => {
+      const list = await deliveries(ep.id);
+      return list[0]?.status === 'succeeded' && list;
+    }, 'the delivery');
+    // Retention: the event is past EVENT_RETENTION_DAYS, its finished delivery (written later) is not yet.
+    await db.query(`UPDATE events SET created_at = now() - interval '31 days' WHERE id = $1`, [d.event_id]);
+    await db.query(`UPDATE webhook_deliveries SET created_at = now() - interval '29 days' WHERE id = $1`, [
+      d.id,
+    ]);
+    await app.get(EventRetentionService).sweepOnce();
+    expect(await db.query(`SELECT 1 FROM events WHERE id = $1`, [d.event_id])).toHaveLength(0);
+    const re = await api(app, t.token).post(
+      `/webhook-endpoints/${ep.id}/deliveries/${d.id as number}/redeliver`,
+    );
+    expect(re.status).toBe(409);
+    expect(re.body.error.type).toBe('conflict');
+    expect((await deliveries(ep.id))[0]).toMatchObject({ id: d.id, status: 'succeeded', attempts: 1 });
+
+    // 200 deliveries whose event is gone, due before anything else (as a redelivery of an expired
+    // event used to leave them), and another tenant's delivery whose first attempt fails.
+    await db.query(
+      `INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, event, status, next_attempt_at)
+       SELECT $1, $2, gen_random_uuid(), 'contact.created', 'pending', now() - interval '1 hour'
+       FROM generate_series(1, 200)`,
+      [t.workspaceId, ep.id],
+    );
+    const other = await createTenant(app);
+    let calls = 0;
+    handlers.set('/other-retry', (_req, res) => {
+      calls += 1;
+      res.writeHead(calls === 1 ? 503 : 200).end();
+    });
+    const otherEp = await createEndpoint('/other-retry', ['contact'], other);
+    await emit(other.workspaceId, 'contact.created', { contact: { id: 8 } });
+    await waitFor(async () => calls >= 2, "the other tenant's retry", 10_000);
+    const orphans = (await db.query(
+      `SELECT status, last_error_class, last_error, next_attempt_at FROM webhook_deliveries
+       WHERE endpoint_id = $1 AND id <> $2`,
+      [ep.id, d.id],
+    )) as Array<{
+      status: string;
+      last_error_class: string;
+      last_error: string;
+      next_attempt_at: Date | null;
+    }>;
+    expect(orphans).toHaveLength(200);
+    for (const o of orphans) {
+      expect(o).toMatchObject({ status: 'failed', last_error_class: 'event_expired', next_attempt_at: null });
+      expect(o.last_error).toMatch(/retention/);
+    }
+    const shown = (await deliveries(ep.id)).find((x) => x.id !== d.id)!;
+    expect(shown).toMatchObject({
+      status: 'failed',
+      last_error_class: 'event_expired',
+      next_attempt_at: null,
+    });
+    const otherList = (await api(app, other.token).get(`/webhook-endpoints/${otherEp.id}/deliveries`)).body
+      .data as Array<Record<string, unknown>>;
+    expect(otherList[0]).toMatchObject({ status: 'succeeded', attempts: 2 });
   });
 
   it('retries a receiver that fails twice: three attempts, one event id, then success', async () => {

@@ -69,6 +69,11 @@ export interface AppConfig {
   /** METRICS_TOKEN: when set, GET /metrics requires `Authorization: Bearer <token>` (401 otherwise). */
   metricsToken: string;
   /**
+   * METRICS_PUBLIC=true (exactly): GET /metrics answers without a token when METRICS_TOKEN is unset.
+   * Otherwise a process without METRICS_TOKEN answers every scrape 401: closed unless opened.
+   */
+  metricsPublic: boolean;
+  /**
    * METRICS_PORT: the worker role's own listener for GET /metrics (and /health/live), which has no
    * HTTP server otherwise; 0 or unset = none. Processes with the API serve /metrics on PORT.
    */
@@ -77,6 +82,38 @@ export interface AppConfig {
   metricsWorkspaceLabels: boolean;
   /** SHUTDOWN_TIMEOUT_SECONDS (default 25): after SIGTERM/SIGINT the process exits by then at the latest. */
   shutdownTimeoutSeconds: number;
+  /**
+   * The operator's AI provider keys and API roots (CONTRACT §20): `OPENAI_API_KEY`/`OPENAI_BASE_URL`,
+   * `ANTHROPIC_…`, `GOOGLE_…` (or `GEMINI_API_KEY`), `MISTRAL_…`. Used for reply categories of the
+   * workspaces whose `ai_provider` names that provider.
+   */
+  ai: {
+    apiKeys: Partial<Record<AiProvider, string>>;
+    baseUrls: Partial<Record<AiProvider, string>>;
+    /** AI_TIMEOUT_MS (default and at most 10,000, the contract's bound): only tests lower it. */
+    timeoutMs: number;
+  };
+}
+
+export type AiProvider = 'openai' | 'anthropic' | 'google' | 'mistral';
+
+const AI_ENV_PREFIXES: ReadonlyArray<[AiProvider, string]> = [
+  ['openai', 'OPENAI'],
+  ['anthropic', 'ANTHROPIC'],
+  ['google', 'GOOGLE'],
+  ['mistral', 'MISTRAL'],
+];
+
+function aiSettings(env: NodeJS.ProcessEnv): AppConfig['ai'] {
+  const apiKeys: AppConfig['ai']['apiKeys'] = {};
+  const baseUrls: AppConfig['ai']['baseUrls'] = {};
+  for (const [provider, prefix] of AI_ENV_PREFIXES) {
+    const key = env[`${prefix}_API_KEY`] || (provider === 'google' ? env.GEMINI_API_KEY : undefined);
+    if (key) apiKeys[provider] = key;
+    const baseUrl = env[`${prefix}_BASE_URL`];
+    if (baseUrl) baseUrls[provider] = baseUrl;
+  }
+  return { apiKeys, baseUrls, timeoutMs: intVar(env, 'AI_TIMEOUT_MS', 10_000, 100, 10_000) };
 }
 
 export class ConfigError extends Error {}
@@ -190,9 +227,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     idempotencyLeaseSeconds: intVar(env, 'IDEMPOTENCY_LEASE_SECONDS', 60, 1, 60),
     eventRetentionDays: intVar(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
     metricsToken: env.METRICS_TOKEN ?? '',
+    metricsPublic: env.METRICS_PUBLIC === 'true',
     metricsPort: intVar(env, 'METRICS_PORT', 0, 0, 65535),
     metricsWorkspaceLabels: env.METRICS_WORKSPACE_LABELS === 'true',
     shutdownTimeoutSeconds: intVar(env, 'SHUTDOWN_TIMEOUT_SECONDS', 25, 1, 600),
+    ai: aiSettings(env),
   };
 }
 

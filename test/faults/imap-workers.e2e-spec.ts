@@ -114,6 +114,7 @@ describe('fault: 200 mailboxes on real workers (IDLE connections, leases, SIGKIL
         IMAP_POLL_CONCURRENCY: '32',
         IMAP_POLL_SECONDS: '60',
         METRICS_PORT: String(metricsPort),
+        METRICS_PUBLIC: 'true',
         SEND_TICK_MS: '60000',
       },
     });
@@ -164,6 +165,7 @@ describe('fault: 200 mailboxes on real workers (IDLE connections, leases, SIGKIL
       IMAP_LEASE_SECONDS: String(LEASE_SECONDS),
       IMAP_POLL_SECONDS: '60',
       SEND_TICK_MS: '60000',
+      METRICS_PUBLIC: 'true',
     };
     const ports = [await freePort(), await freePort()];
     const workers: Service[] = await Promise.all(

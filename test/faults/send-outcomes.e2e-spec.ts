@@ -189,8 +189,8 @@ describe('sending: at most once when SMTP misbehaves', () => {
     ]);
   });
 
-  it('(d) 550 to the end of DATA: a hard bounce, not retried', async () => {
-    policy.set('bounce', () => ({ reply: 550 }));
+  it('(d) 550 5.1.1 to the end of DATA: a hard bounce, not retried', async () => {
+    policy.set('bounce', () => ({ reply: 550, text: '5.1.1 <bounce@example.com>: user unknown' }));
     const { t, enrollmentId } = await enrol('bounce@example.com');
     const stopped = await untilStatus(enrollmentId, 'stopped');
     expect(stopped.stop_reason).toBe('bounced');
@@ -205,6 +205,31 @@ describe('sending: at most once when SMTP misbehaves', () => {
     await dueNow(enrollmentId);
     await ticks();
     expect(bodies.get('bounce@example.com')).toBe(1);
+  });
+
+  it('(d2) a bare 550 to the end of DATA: refused for good but not the address (§18): failed, never resent, the contact stays sendable', async () => {
+    policy.set('refused-data', () => ({ reply: 550 }));
+    const { t, enrollmentId } = await enrol('refused-data@example.com');
+    const failed = await waitFor(async () => {
+      const [m] = await messagesOf(enrollmentId);
+      return m?.status === 'failed' ? m : null;
+    }, 'the step failed');
+    expect(failed.error).toMatch(/^soft bounce \(\w+\): .*550/);
+    // The enrollment goes on (a soft bounce does not stop it): step 2 is tried once, and refused the
+    // same way; neither step is ever sent twice.
+    await dueNow(enrollmentId);
+    await waitFor(async () => (await messagesOf(enrollmentId)).length === 2, 'step 2 tried');
+    await ticks();
+    expect((await messagesOf(enrollmentId)).map((m) => [m.step_position, m.status])).toEqual([
+      [1, 'failed'],
+      [2, 'failed'],
+    ]);
+    expect(bodies.get('refused-data@example.com')).toBe(2);
+    const suppressed = await one<{ n: number }>(
+      'SELECT count(*)::int AS n FROM suppressions WHERE workspace_id = $1 AND email = $2',
+      [t.workspaceId, 'refused-data@example.com'],
+    );
+    expect(suppressed.n).toBe(0);
   });
 
   it('(e) connection refused: not sent, retried later; delivered once when the server is back', async () => {

@@ -39,14 +39,14 @@ export interface SmtpSinkOptions {
   /**
    * How to answer the end of DATA, per message (`n`: 1-based count of bodies received, `to`: its
    * recipients). Default 'accept'. 'drop': destroy the connection without a final reply;
-   * `{ reply: code }`: refuse with that code; `{ delayMs }`: accept only after that long.
+   * `{ reply: code, text? }`: refuse with that code (and text); `{ delayMs }`: accept only after that long.
    */
   dataEnd?: (n: number, to: string[]) => DataEndAction;
   /** Listen on this port (default: a free one). */
   port?: number;
 }
 
-export type DataEndAction = 'accept' | 'drop' | { reply: number } | { delayMs: number };
+export type DataEndAction = 'accept' | 'drop' | { reply: number; text?: string } | { delayMs: number };
 
 export interface SmtpSink {
   port: number;
@@ -107,7 +107,7 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
         }
         if (typeof action === 'object' && 'reply' in action) {
           callback(
-            Object.assign(new Error(`refused at the end of DATA (${action.reply})`), {
+            Object.assign(new Error(action.text ?? `refused at the end of DATA (${action.reply})`), {
               responseCode: action.reply,
             }),
           );

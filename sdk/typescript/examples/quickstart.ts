@@ -7,6 +7,9 @@
  *     npm start                                        # the service, on http://localhost:3000
  *     OUTREACH_KEY=svc_sk_… npm run sdk:example        # builds the SDK and runs this file
  *
+ * It calls OUTREACH_URL when set, else the address the service itself takes from the same
+ * environment: PUBLIC_URL, else http://localhost:$PORT (3000 by default).
+ *
  * `quickstart()` is also what test/sdk-quickstart.e2e-spec.ts runs against a real service.
  */
 import { randomUUID } from 'node:crypto';
@@ -208,6 +211,11 @@ export async function quickstart(options: QuickstartOptions): Promise<Quickstart
   };
 }
 
+/** Where the service is: OUTREACH_URL, else the service's own default (PUBLIC_URL, else localhost:PORT). */
+export function serviceUrl(env: Record<string, string | undefined>): string {
+  return (env.OUTREACH_URL || env.PUBLIC_URL || `http://localhost:${env.PORT || 3000}`).replace(/\/+$/, '');
+}
+
 // Run directly: node sdk/typescript/dist/examples/quickstart.js (npm run sdk:example).
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const token = process.env.OUTREACH_KEY;
@@ -216,7 +224,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     process.exit(2);
   }
   quickstart({
-    baseUrl: process.env.OUTREACH_URL ?? 'http://localhost:3000',
+    baseUrl: serviceUrl(process.env),
     token,
     log: (line) => console.log(line),
   }).catch((err: unknown) => {

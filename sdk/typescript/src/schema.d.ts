@@ -397,7 +397,7 @@ export interface paths {
         put?: never;
         /**
          * Deliver one raw RFC 5322 message (replies, auto-replies, DSN bounces, ARF complaints) for an inbox
-         * @description For MTA pipes. The bearer token is the inbox's inbound secret (from inbox:connect), not an API key.
+         * @description For MTA pipes. The bearer token is the inbox's inbound secret (from inbox:connect), not an API key. The mail is read as a bounce in any common format (RFC 3464 and the plain-text forms of qmail, Exim, Postfix, Sendmail, Exchange, Gmail, Yahoo, Amazon SES, ...), a complaint in any wrapping, a delivery notice, an auto-reply or a person's reply (`read_as`), and matched to the sent message it is about by a quoted Message-ID or, for a report without one, by its failed recipient against this inbox's sends of the last 30 days. One sent message bounces at most once.
          */
         post: operations["v1.inbound.receive"];
         delete?: never;
@@ -735,7 +735,15 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Correct the category of the thread's latest reply
+         * @description The latest reply of the thread takes `category` with `category_source: "manual"` (a later decision of the service never overrides it) and `email.categorized` fires again. `unsubscribe_request` suppresses the address (`unsubscribed`) and stops its enrollments, as the one-click link does; correcting it away does not lift the suppression (delete the suppression for that). `interested` in the analytics follows the correction. A thread without a reply answers 409
+         *
+         *     Requires an API key with scope `threads:write`.
+         *
+         *     Send an `Idempotency-Key` to make a retry safe.
+         */
+        patch: operations["v1.threads.update"];
         trace?: never;
     };
     "/api/v1/threads/{thread}/messages": {
@@ -873,7 +881,7 @@ export interface paths {
         put?: never;
         /**
          * Queue a delivery again with a fresh set of attempts
-         * @description Queue a delivery again with a fresh set of attempts.
+         * @description A delivery whose event was removed by retention (older than the event retention period) cannot be sent again: 409 `conflict`.
          *
          *     Requires an API key with scope `webhooks:manage`.
          *
@@ -986,6 +994,28 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        BounceResponseDto: {
+            /** @description The receiving server's diagnostic text, at most 1,000 characters */
+            diagnostic: string | null;
+            /** @description True only for the address-level reasons: the address is suppressed `bounced` */
+            hard: boolean;
+            /**
+             * @description Why delivery failed, in a closed set (sisimai's taxonomy): `user_unknown`, `host_unknown`, `has_moved` and `not_accept` are hard (the address cannot receive mail); recipient-side soft reasons (`mailbox_full`, `suspended`, `exceed_limit`, `system_full`, `expired`) suppress after three in 30 days; sender-side reasons (`blocked`, `spam_detected`, `policy_violation`, `security_error`, `auth_failure`, `bad_reputation`, `require_ptr`, `rejected`, `filtered`, `content_error`, `no_relaying`, `speeding`) are recorded on the inbox, never against the contact
+             * @example user_unknown
+             * @enum {string}
+             */
+            reason: "user_unknown" | "host_unknown" | "has_moved" | "not_accept" | "mailbox_full" | "suspended" | "exceed_limit" | "message_too_big" | "expired" | "system_error" | "system_full" | "network_error" | "too_many_connections" | "blocked" | "spam_detected" | "policy_violation" | "security_error" | "auth_failure" | "bad_reputation" | "require_ptr" | "rejected" | "filtered" | "content_error" | "virus_detected" | "syntax_error" | "not_compliant_rfc" | "speeding" | "no_relaying" | "mailer_error" | "on_hold" | "undefined";
+            /**
+             * @description SMTP reply code
+             * @example 550
+             */
+            smtp_code: number | null;
+            /**
+             * @description Enhanced status code (RFC 3463)
+             * @example 5.1.1
+             */
+            status: string | null;
+        };
         CampaignResponseDto: {
             /** Format: date-time */
             activated_at: string | null;
@@ -1206,7 +1236,7 @@ export interface components {
         CreateWebhookEndpointDto: {
             description?: string | null;
             /** @description Event families to receive */
-            events: ("message" | "email" | "contact" | "enrollment")[];
+            events: ("message" | "email" | "contact" | "enrollment" | "inbox")[];
             /**
              * @description Public https URL; every address it resolves to must be public unicast
              * @example https://example.com/hooks/outreach
@@ -1220,7 +1250,7 @@ export interface components {
         DailyMetricResponseDto: {
             /** @description Auto-replies (out of office and similar) */
             auto_replied: number;
-            /** @description Hard bounces */
+            /** @description Hard bounces (the address cannot receive mail: user_unknown, host_unknown, has_moved, not_accept) */
             bounced: number;
             /** Format: int64 */
             campaign_id: number;
@@ -1235,10 +1265,14 @@ export interface components {
             date: string;
             /** @description Contacts enrolled */
             enrolled: number;
+            /** @description Replies categorised `interested` (by the rules, the workspace's AI provider or a correction), on the day the reply was received */
+            interested: number;
             /** @description Replies received (auto-replies excluded) */
             replied: number;
             /** @description Messages sent */
             sent: number;
+            /** @description Soft bounces (every other reason: mailbox full, blocked by policy, ...), not counted in `bounced` */
+            soft_bounced: number;
             /** @description Unsubscribes, on the campaign of the message they came from */
             unsubscribed: number;
         };
@@ -1292,10 +1326,10 @@ export interface components {
                 [key: string]: string;
             };
             /**
-             * @description Trimmed and lower-cased. The schema describes a row that is imported: a row without a valid email, or with a field not listed here, is not imported but counted in error_count and listed in errors (the import itself is accepted, 202)
+             * @description Needed for the row to be imported; trimmed and lower-cased. A row without a valid email, or with a field not listed here, is accepted with the request (202) but not imported: it is counted in error_count and listed in errors with its row number
              * @example ada@example.com
              */
-            email: string;
+            email?: string;
             first_name?: string | null;
             last_name?: string | null;
             phone?: string | null;
@@ -1400,6 +1434,20 @@ export interface components {
             body: string | null;
             /** Format: date-time */
             body_purged_at: string | null;
+            /** @description The bounce verdict (reason, hard, status, smtp_code, diagnostic): on a sent message that bounced, and on the delivery-failure report (kind `bounce`) itself; null otherwise */
+            bounce: components["schemas"]["BounceResponseDto"] | null;
+            /**
+             * @description A reply's category: `interested`, `not_interested`, `not_now`, `wrong_person`, `unsubscribe_request` (suppresses the address and stops its enrollments) or `other`; null until decided (shortly after the reply is recorded) and on every other kind of message
+             * @example interested
+             * @enum {string|null}
+             */
+            category: "interested" | "not_interested" | "not_now" | "wrong_person" | "unsubscribe_request" | "other" | null;
+            /**
+             * @description Who decided `category`: `rules` (the built-in classifier, also the fallback when the workspace's AI provider fails or its `ai_daily_limit` is reached), `ai` (the workspace's AI provider) or `manual` (`PATCH /threads/{id}`)
+             * @example rules
+             * @enum {string|null}
+             */
+            category_source: "rules" | "ai" | "manual" | null;
             /** Format: date-time */
             created_at: string;
             /** @enum {string} */
@@ -1422,10 +1470,10 @@ export interface components {
             /** Format: date-time */
             sent_at: string | null;
             /**
-             * @description `sending`: recorded for sending, outcome not confirmed yet. `failed`: refused for good (hard bounce) or outcome unknown (see `error`)
+             * @description `sending`: recorded for sending, outcome not confirmed yet. `bounced`: sent, then a delivery-failure report about it was received (see `bounce`). `failed`: refused by the server when sent (see `error` and `bounce`) or outcome unknown (see `error`)
              * @enum {string}
              */
-            status: "sending" | "sent" | "failed" | "received";
+            status: "sending" | "sent" | "bounced" | "failed" | "received";
             /** @description Sequence step of an outbound message */
             step_position: number | null;
             subject: string | null;
@@ -1524,6 +1572,11 @@ export interface components {
              */
             campaign_id: number;
             /**
+             * @description Replies categorised `interested`, counted like `replied` (the variant of the last message sent in the thread)
+             * @example 4
+             */
+            interested: number;
+            /**
              * @description Replies, counted for the variant of the last message sent in the thread
              * @example 12
              */
@@ -1533,6 +1586,11 @@ export interface components {
              * @example 500
              */
             sent: number;
+            /**
+             * @description Soft bounces of messages with this step and variant
+             * @example 2
+             */
+            soft_bounced: number;
             /**
              * @description Sequence step; null for facts whose thread had no message sent by a step
              * @example 1
@@ -1586,6 +1644,12 @@ export interface components {
         ThreadResponseDto: {
             /** Format: int64 */
             campaign_id: number | null;
+            /**
+             * @description The category of the thread's latest categorised reply, null before one: `interested`, `not_interested`, `not_now`, `wrong_person`, `unsubscribe_request` (suppresses the address and stops its enrollments) or `other`. Decided shortly after the reply is recorded; corrected with `PATCH /threads/{id}`
+             * @example interested
+             * @enum {string|null}
+             */
+            category: "interested" | "not_interested" | "not_now" | "wrong_person" | "unsubscribe_request" | "other" | null;
             /** Format: int64 */
             contact_id: number;
             /** Format: date-time */
@@ -1669,9 +1733,17 @@ export interface components {
             /** @description Replaces all steps; only while the sequence is draft (else 409) */
             steps?: components["schemas"]["SequenceStepDto"][];
         };
+        UpdateThreadDto: {
+            /**
+             * @description The corrected category of the thread's latest reply: `interested`, `not_interested`, `not_now`, `wrong_person`, `unsubscribe_request` (suppresses the address and stops its enrollments) or `other`
+             * @example not_now
+             * @enum {string}
+             */
+            category: "interested" | "not_interested" | "not_now" | "wrong_person" | "unsubscribe_request" | "other";
+        };
         UpdateWebhookEndpointDto: {
             description?: string | null;
-            events?: ("message" | "email" | "contact" | "enrollment")[];
+            events?: ("message" | "email" | "contact" | "enrollment" | "inbox")[];
             url?: string;
         };
         WebhookDeliveryResponseDto: {
@@ -1679,7 +1751,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             /** @enum {string} */
-            event: "message.sent" | "email.replied" | "email.bounced" | "email.complained" | "contact.created" | "enrollment.completed" | "webhook.test";
+            event: "message.sent" | "email.replied" | "email.bounced" | "email.complained" | "email.categorized" | "contact.created" | "enrollment.completed" | "inbox.error" | "webhook.test";
             /** Format: uuid */
             event_id: string;
             /** Format: int64 */
@@ -1692,7 +1764,7 @@ export interface components {
              * @description What went wrong in the last attempt, null after a success
              * @enum {string|null}
              */
-            last_error_class: "http_status" | "redirect" | "timeout" | "oversized_response" | "connection" | "tls" | "blocked_target" | "internal" | null;
+            last_error_class: "http_status" | "redirect" | "timeout" | "oversized_response" | "connection" | "tls" | "blocked_target" | "internal" | "event_expired" | null;
             /** @description First 200 characters of the last response */
             last_response_excerpt: string | null;
             last_status_code: number | null;
@@ -1707,7 +1779,7 @@ export interface components {
             created_at: string;
             description: string | null;
             disabled_reason: string | null;
-            events: ("message" | "email" | "contact" | "enrollment")[];
+            events: ("message" | "email" | "contact" | "enrollment" | "inbox")[];
             /** Format: int64 */
             id: number;
             /** @enum {string} */
@@ -1720,7 +1792,7 @@ export interface components {
             created_at: string;
             description: string | null;
             disabled_reason: string | null;
-            events: ("message" | "email" | "contact" | "enrollment")[];
+            events: ("message" | "email" | "contact" | "enrollment" | "inbox")[];
             /** Format: int64 */
             id: number;
             /** @description Signing secret (whsec_…), shown only in this answer */
@@ -1730,6 +1802,11 @@ export interface components {
             url: string;
         };
         WorkspaceConfigDto: {
+            /**
+             * @description Calls to the workspace's AI provider per UTC day to categorise replies; once reached, the built-in rules decide the day's remaining replies. 0 never calls
+             * @default 1000
+             */
+            ai_daily_limit?: number;
             ai_model?: string | null;
             /**
              * @default none
@@ -1754,6 +1831,11 @@ export interface components {
             unsubscribe_footer_enabled?: boolean;
         };
         WorkspaceConfigViewDto: {
+            /**
+             * @description AI provider calls per UTC day; 0 never calls
+             * @example 1000
+             */
+            ai_daily_limit: number;
             ai_model: string | null;
             /** @enum {string} */
             ai_provider: "openai" | "anthropic" | "google" | "mistral" | "none";
@@ -1833,8 +1915,10 @@ export interface operations {
                      *           "campaign_id": 1,
                      *           "sent": 0,
                      *           "replied": 0,
+                     *           "interested": 0,
                      *           "auto_replied": 0,
                      *           "bounced": 0,
+                     *           "soft_bounced": 0,
                      *           "complained": 0,
                      *           "unsubscribed": 0,
                      *           "enrolled": 0,
@@ -2061,7 +2145,9 @@ export interface operations {
                      *           "variant": "B",
                      *           "sent": 500,
                      *           "replied": 12,
+                     *           "interested": 4,
                      *           "bounced": 3,
+                     *           "soft_bounced": 2,
                      *           "unsubscribed": 1
                      *         }
                      *       ],
@@ -6733,6 +6819,7 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "status": "recorded",
+                     *         "read_as": "reply",
                      *         "kind": "reply",
                      *         "classification": "reply",
                      *         "message_id": 1842
@@ -6741,7 +6828,9 @@ export interface operations {
                      */
                     "application/json": {
                         data: {
-                            /** @description recorded: how the message was recognised */
+                            /** @description recorded bounce: its verdict (reason, hard, status, smtp_code, diagnostic) */
+                            bounce?: components["schemas"]["BounceResponseDto"];
+                            /** @description recorded: `reply`, `auto_reply`, `hard_bounce`, `soft_bounce`, `complaint` or `not_spam` (a `Feedback-Type: not-spam` report, which suppresses nothing) */
                             classification?: string;
                             /** @description recorded: reply, auto_reply, bounce or complaint */
                             kind?: string;
@@ -6750,6 +6839,11 @@ export interface operations {
                              * @description recorded or duplicate
                              */
                             message_id?: number;
+                            /**
+                             * @description What the mail was read as (a `delivery_notice` reports a delivery or a delay: it is not recorded)
+                             * @enum {string}
+                             */
+                            read_as?: "reply" | "auto_reply" | "bounce" | "complaint" | "delivery_notice" | "unparseable";
                             /** @description ignored: why nothing was recorded */
                             reason?: string;
                             /** @enum {string} */
@@ -7560,6 +7654,15 @@ export interface operations {
                      *         "step_position": 0,
                      *         "variant": "B",
                      *         "error": "string",
+                     *         "bounce": {
+                     *           "reason": "user_unknown",
+                     *           "hard": true,
+                     *           "status": "5.1.1",
+                     *           "smtp_code": 550,
+                     *           "diagnostic": "string"
+                     *         },
+                     *         "category": "interested",
+                     *         "category_source": "rules",
                      *         "created_at": "2019-08-24T14:15:22Z"
                      *       }
                      *     }
@@ -7765,6 +7868,7 @@ export interface operations {
                      *             "message_body_retention_days": 0,
                      *             "ai_provider": "openai",
                      *             "ai_model": "string",
+                     *             "ai_daily_limit": 1000,
                      *             "bounce_rate_pause_percent": 5
                      *           },
                      *           "organization_id": "7c60d51f-b44e-4682-87d6-449835ea4de6",
@@ -7981,6 +8085,7 @@ export interface operations {
                  *         "message_body_retention_days": 365,
                  *         "ai_provider": "openai",
                  *         "ai_model": "string",
+                 *         "ai_daily_limit": 1000,
                  *         "bounce_rate_pause_percent": 5
                  *       }
                  *     }
@@ -8011,6 +8116,7 @@ export interface operations {
                      *             "message_body_retention_days": 0,
                      *             "ai_provider": "openai",
                      *             "ai_model": "string",
+                     *             "ai_daily_limit": 1000,
                      *             "bounce_rate_pause_percent": 5
                      *           },
                      *           "organization_id": "7c60d51f-b44e-4682-87d6-449835ea4de6",
@@ -8275,6 +8381,7 @@ export interface operations {
                      *           "message_body_retention_days": 0,
                      *           "ai_provider": "openai",
                      *           "ai_model": "string",
+                     *           "ai_daily_limit": 1000,
                      *           "bounce_rate_pause_percent": 5
                      *         },
                      *         "organization_id": "7c60d51f-b44e-4682-87d6-449835ea4de6",
@@ -8474,6 +8581,7 @@ export interface operations {
                  *         "message_body_retention_days": 365,
                  *         "ai_provider": "openai",
                  *         "ai_model": "string",
+                 *         "ai_daily_limit": 1000,
                  *         "bounce_rate_pause_percent": 5
                  *       }
                  *     }
@@ -8504,6 +8612,7 @@ export interface operations {
                      *             "message_body_retention_days": 0,
                      *             "ai_provider": "openai",
                      *             "ai_model": "string",
+                     *             "ai_daily_limit": 1000,
                      *             "bounce_rate_pause_percent": 5
                      *           },
                      *           "organization_id": "7c60d51f-b44e-4682-87d6-449835ea4de6",
@@ -10584,6 +10693,8 @@ export interface operations {
         parameters: {
             query?: {
                 campaign_id?: number;
+                /** @description Only threads whose latest categorised reply has this category: `interested`, `not_interested`, `not_now`, `wrong_person`, `unsubscribe_request` (suppresses the address and stops its enrollments) or `other` */
+                category?: "interested" | "not_interested" | "not_now" | "wrong_person" | "unsubscribe_request" | "other";
                 contact_id?: number;
                 /** @description Opaque cursor from a previous page (next_cursor or prev_cursor) */
                 cursor?: string;
@@ -10619,6 +10730,7 @@ export interface operations {
                      *           "subject": "string",
                      *           "message_count": 0,
                      *           "last_message_at": "2019-08-24T14:15:22Z",
+                     *           "category": "interested",
                      *           "created_at": "2019-08-24T14:15:22Z"
                      *         }
                      *       ],
@@ -10839,6 +10951,7 @@ export interface operations {
                      *         "subject": "string",
                      *         "message_count": 0,
                      *         "last_message_at": "2019-08-24T14:15:22Z",
+                     *         "category": "interested",
                      *         "created_at": "2019-08-24T14:15:22Z"
                      *       }
                      *     }
@@ -11010,6 +11123,295 @@ export interface operations {
             };
         };
     };
+    "v1.threads.update": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry for 24 hours: the same key with the same body replays the stored answer (Idempotent-Replayed: true); with another body → 422 idempotency_key_reused; while the first is still running → 409 idempotency_key_in_use. 1 to 255 visible ASCII characters, e.g. a UUID.
+                 * @example 6f1c2a8e-9b3d-4c55-8f0e-2d7a1b9c4e10
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                thread: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "category": "not_now"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateThreadDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": 1,
+                     *         "inbox_id": "5127f22b-d152-46dd-aeaa-3a852d9fbfc2",
+                     *         "contact_id": 1,
+                     *         "enrollment_id": 1,
+                     *         "campaign_id": 1,
+                     *         "subject": "string",
+                     *         "message_count": 0,
+                     *         "last_message_at": "2019-08-24T14:15:22Z",
+                     *         "category": "interested",
+                     *         "created_at": "2019-08-24T14:15:22Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ThreadResponseDto"];
+                    };
+                };
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request",
+                     *         "message": "The body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "authentication_failed",
+                     *         "message": "The API key is missing, malformed, unknown, expired or revoked"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Wrong tier, missing scope or disallowed source IP. Requires scope: threads:write. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "forbidden",
+                     *         "message": "This key lacks the scope this route needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not found in this tenant */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "idempotency_key_in_use",
+                     *         "message": "A request with this Idempotency-Key is still being processed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description payload_too_large: the body is over the size limit of this route */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "payload_too_large",
+                     *         "message": "The request body is over 1 MiB"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "validation_failed",
+                     *         "message": "email must be a valid email address",
+                     *         "field": "email"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "rate_limited",
+                     *         "message": "Rate limit exceeded: retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description internal_error: a defect; nothing half-done is left behind; retry with the same Idempotency-Key */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_error",
+                     *         "message": "Something went wrong on our side; request id 2f7c9d1e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description service_unavailable: the database is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "service_unavailable",
+                     *         "message": "The service is temporarily unavailable; retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Any other error, in the error envelope */
+            default: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_error",
+                     *         "message": "Something went wrong on our side; request id 2f7c9d1e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
     "v1.threads.messages.index": {
         parameters: {
             query?: {
@@ -11055,6 +11457,15 @@ export interface operations {
                      *           "step_position": 0,
                      *           "variant": "B",
                      *           "error": "string",
+                     *           "bounce": {
+                     *             "reason": "user_unknown",
+                     *             "hard": true,
+                     *             "status": "5.1.1",
+                     *             "smtp_code": 550,
+                     *             "diagnostic": "string"
+                     *           },
+                     *           "category": "interested",
+                     *           "category_source": "rules",
                      *           "created_at": "2019-08-24T14:15:22Z"
                      *         }
                      *       ],
@@ -11321,6 +11732,9 @@ export interface operations {
                      *         "step_position": null,
                      *         "variant": null,
                      *         "error": null,
+                     *         "bounce": null,
+                     *         "category": null,
+                     *         "category_source": null,
                      *         "created_at": "2026-11-24T10:15:02.118Z"
                      *       }
                      *     }
@@ -11360,6 +11774,9 @@ export interface operations {
                      *         "step_position": null,
                      *         "variant": null,
                      *         "error": "outcome unknown: the reply was handed to the SMTP server but no final reply came (ETIMEDOUT: Timeout); it will not be resent. Check with the recipient before writing again.",
+                     *         "bounce": null,
+                     *         "category": null,
+                     *         "category_source": null,
                      *         "created_at": "2026-11-24T10:15:02.118Z"
                      *       }
                      *     }
@@ -13153,7 +13570,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description conflict, or idempotency_key_in_use: a request with this Idempotency-Key is still running */
+            /** @description Conflicts with the current state */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];

@@ -71,7 +71,13 @@ export const accessLogger: Logger = make({ level: LEVEL, base: BASE });
 /** Nest's logger interface on top of pino. */
 export class PinoNestLogger implements LoggerService {
   log(message: unknown, context?: string): void {
-    logger.info({ context }, String(message));
+    // Nest heads each controller's routes with the global prefix joined to the controller's path,
+    // also when every route of it is excluded from the prefix (`HealthController {/api/v1/health}`
+    // for /health/live): the heading keeps the name only; each `Mapped {path, method}` line that
+    // follows has the real path.
+    const text =
+      context === 'RoutesResolver' ? String(message).replace(/ \{[^}]*\}:$/, ':') : String(message);
+    logger.info({ context }, text);
   }
   error(message: unknown, trace?: string, context?: string): void {
     logger.error({ context, trace }, String(message));

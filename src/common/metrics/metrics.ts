@@ -40,7 +40,7 @@ export function buildMetrics(registry: Registry, options: MetricsOptions) {
     }),
     sends: new Counter({
       name: 'outreach_sends_total',
-      help: 'Recorded sequence steps handed to the send path, by outcome (sent, bounced, failed = outcome unknown, deferred, skipped)',
+      help: 'Messages handed to the send path (sequence steps and manual replies), by outcome (sent, bounced, failed = outcome unknown, deferred, skipped)',
       labelNames: ws(['outcome']),
       registers,
     }),
@@ -80,6 +80,12 @@ export function buildMetrics(registry: Registry, options: MetricsOptions) {
       buckets: [1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800],
       registers,
     }),
+    replyCategories: new Counter({
+      name: 'outreach_reply_categories_total',
+      help: 'Replies categorised by the reply-categorize sweep, by source (rules, ai) and fallback (none, or why the rules decided although an AI provider was set: no_model, no_key, empty_reply, daily_limit, timeout, error, invalid_answer)',
+      labelNames: ws(['source', 'fallback']),
+      registers,
+    }),
     dueLag: new Gauge({
       name: 'outreach_due_enrollments_lag_seconds',
       help: 'Age of the oldest step still due (active enrollment of an active campaign, next_step_at in the past); 0 when none is due; NaN when the database did not answer',
@@ -99,6 +105,11 @@ export function buildMetrics(registry: Registry, options: MetricsOptions) {
       name: 'outreach_queue_jobs',
       help: 'Bull queue depth, by queue and state (waiting, active, delayed, failed)',
       labelNames: ['queue', 'state'],
+      registers,
+    }),
+    gaugeReads: new Counter({
+      name: 'outreach_metrics_gauge_reads_total',
+      help: 'Times a scrape read the gauges from PostgreSQL and Redis (at most once a second, however many scrapes)',
       registers,
     }),
   };

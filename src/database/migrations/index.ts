@@ -16,6 +16,9 @@ import { ListFilterIndexes1799300000000 } from './1799300000000-ListFilterIndexe
 import { Conversations1799400000000 } from './1799400000000-Conversations.js';
 import { CampaignFeatures1799500000000 } from './1799500000000-CampaignFeatures.js';
 import { ManualReplySweep1799600000000 } from './1799600000000-ManualReplySweep.js';
+import { CanonicalContactTimezones1799700000000 } from './1799700000000-CanonicalContactTimezones.js';
+import { MailReading1799800000000 } from './1799800000000-MailReading.js';
+import { ReplyCategories1799950000000 } from './1799950000000-ReplyCategories.js';
 
 export const MIGRATIONS: Array<new () => object> = [
   Init1795318086464,
@@ -32,4 +35,7 @@ export const MIGRATIONS: Array<new () => object> = [
   Conversations1799400000000,
   CampaignFeatures1799500000000,
   ManualReplySweep1799600000000,
+  CanonicalContactTimezones1799700000000,
+  MailReading1799800000000,
+  ReplyCategories1799950000000,
 ];

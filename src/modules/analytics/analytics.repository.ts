@@ -29,13 +29,24 @@ export class DailyMetricsRepository extends TenantRepository<DailyMetric> {
 }
 
 export type MetricName =
-  'sent' | 'replied' | 'auto_replied' | 'bounced' | 'complained' | 'unsubscribed' | 'enrolled' | 'completed';
+  | 'sent'
+  | 'replied'
+  | 'interested'
+  | 'auto_replied'
+  | 'bounced'
+  | 'soft_bounced'
+  | 'complained'
+  | 'unsubscribed'
+  | 'enrolled'
+  | 'completed';
 
 const COLUMNS: Record<MetricName, string> = {
   sent: 'sent',
   replied: 'replied',
+  interested: 'interested',
   auto_replied: 'auto_replied',
   bounced: 'bounced',
+  soft_bounced: 'soft_bounced',
   complained: 'complained',
   unsubscribed: 'unsubscribed',
   enrolled: 'enrolled',
@@ -67,12 +78,16 @@ export class DailyMetricCountersRepository {
 }
 
 /** What `step_metrics` counts (the daily counters of the same facts). */
-export type StepMetricName = 'sent' | 'replied' | 'bounced' | 'unsubscribed';
+export type StepMetricName = 'sent' | 'replied' | 'interested' | 'bounced' | 'soft_bounced' | 'unsubscribed';
+/** What the send path counts in batches (bumpManyAcrossWorkspaces). */
+type BatchedStepMetricName = Exclude<StepMetricName, 'soft_bounced' | 'interested'>;
 
 const STEP_COLUMNS: Record<StepMetricName, string> = {
   sent: 'sent',
   replied: 'replied',
+  interested: 'interested',
   bounced: 'bounced',
+  soft_bounced: 'soft_bounced',
   unsubscribed: 'unsubscribed',
 };
 
@@ -85,7 +100,7 @@ export interface StepMetricBump {
   campaignId: number;
   stepPosition: number;
   variant: string;
-  metric: StepMetricName;
+  metric: BatchedStepMetricName;
   by: number;
   at: Date;
 }
@@ -97,7 +112,9 @@ export interface StepMetricRow {
   variant: string;
   sent: number;
   replied: number;
+  interested: number;
   bounced: number;
+  soft_bounced: number;
   unsubscribed: number;
 }
 
@@ -114,7 +131,7 @@ export class StepMetricCountersRepository {
    */
   async bumpManyAcrossWorkspaces(bumps: StepMetricBump[], manager: EntityManager): Promise<void> {
     // One input row per counter row (a row may not be updated twice by one statement), in key order.
-    type Row = { b: StepMetricBump; day: string; by: Record<StepMetricName, number> };
+    type Row = { b: StepMetricBump; day: string; by: Record<BatchedStepMetricName, number> };
     const merged = new Map<string, Row>();
     for (const b of bumps) {
       const day = b.at.toISOString().slice(0, 10);
@@ -128,7 +145,7 @@ export class StepMetricCountersRepository {
     }
     const list = [...merged.keys()].sort().map((k) => merged.get(k)!);
     if (list.length === 0) return;
-    const of = (metric: StepMetricName) => list.map((r) => r.by[metric]);
+    const of = (metric: BatchedStepMetricName) => list.map((r) => r.by[metric]);
     await manager.query(
       `INSERT INTO step_metrics (workspace_id, campaign_id, date, step_position, variant, sent, replied, bounced, unsubscribed)
        SELECT x.w, x.c, x.d, x.p, x.v, x.s, x.r, x.b, x.u
@@ -155,7 +172,8 @@ export class StepMetricCountersRepository {
   /**
    * One increment for the step and variant of the message the fact is attributed to (the message
    * itself, or the last one sent in the thread or enrollment). Always counts, under step 0 / variant ''
-   * when no such message exists, so the rows keep adding up to the daily totals.
+   * when no such message exists, so the rows keep adding up to the daily totals. `by` -1 takes one
+   * back (a reply corrected away from `interested`).
    */
   async bumpAttributed(
     workspaceId: string,
@@ -164,6 +182,7 @@ export class StepMetricCountersRepository {
     to: StepAttribution,
     at: Date,
     manager: EntityManager,
+    by = 1,
   ): Promise<void> {
     const column = STEP_COLUMNS[metric];
     const [where, id] =
@@ -181,7 +200,7 @@ export class StepMetricCountersRepository {
          ORDER BY sent_at DESC NULLS LAST, id DESC LIMIT 1) x ON true
        ON CONFLICT (workspace_id, campaign_id, date, step_position, variant)
          DO UPDATE SET ${column} = step_metrics.${column} + EXCLUDED.${column}`,
-      [workspaceId, campaignId, at.toISOString(), 1, id],
+      [workspaceId, campaignId, at.toISOString(), by, id],
     );
   }
 
@@ -195,7 +214,7 @@ export class StepMetricCountersRepository {
     return rows<StepMetricRow>(
       manager,
       `SELECT campaign_id, step_position, variant, sum(sent)::int AS sent, sum(replied)::int AS replied,
-         sum(bounced)::int AS bounced, sum(unsubscribed)::int AS unsubscribed
+         sum(interested)::int AS interested, sum(bounced)::int AS bounced, sum(soft_bounced)::int AS soft_bounced, sum(unsubscribed)::int AS unsubscribed
        FROM step_metrics
        WHERE workspace_id = $1 AND campaign_id = $2 AND date BETWEEN $3::date AND $4::date
        GROUP BY campaign_id, step_position, variant

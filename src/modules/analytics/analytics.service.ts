@@ -33,8 +33,10 @@ export const toDailyMetricView = (m: DailyMetric): DailyMetricView => ({
   campaign_id: m.campaignId,
   sent: m.sent,
   replied: m.replied,
+  interested: m.interested,
   auto_replied: m.autoReplied,
   bounced: m.bounced,
+  soft_bounced: m.softBounced,
   complained: m.complained,
   unsubscribed: m.unsubscribed,
   enrolled: m.enrolled,
@@ -68,7 +70,9 @@ export class AnalyticsService {
       variant: r.variant === '' ? null : r.variant,
       sent: r.sent,
       replied: r.replied,
+      interested: r.interested,
       bounced: r.bounced,
+      soft_bounced: r.soft_bounced,
       unsubscribed: r.unsubscribed,
     }));
     // Every row in one page: at most 50 steps × 5 variants, and a sum is not a keyset to page over.

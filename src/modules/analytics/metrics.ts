@@ -41,8 +41,9 @@ export function bumpStepMetric(
   metric: StepMetricName,
   to: StepAttribution,
   at: Date = new Date(),
+  by = 1,
 ): Promise<void> {
-  return stepCounters.bumpAttributed(workspaceId, campaignId, metric, to, at, manager);
+  return stepCounters.bumpAttributed(workspaceId, campaignId, metric, to, at, manager, by);
 }
 
 /** Step counters of many facts at once (the send path's groups: one statement per group). */

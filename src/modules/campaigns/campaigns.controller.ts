@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req } from '@nestjs/common';
-import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Tenant, WorkspaceAuth } from '../../common/auth/auth.decorator.js';
 import type { WorkspaceTenant } from '../../common/auth/principal.js';
@@ -9,12 +9,6 @@ import { collection, PageQueryDto, type Collection } from '../../common/http/pag
 import { CampaignsService } from './campaigns.service.js';
 import { toCampaignView, type CampaignView } from './campaign.view.js';
 import { CampaignResponseDto, CreateCampaignDto, UpdateCampaignDto } from './dto/campaign.dto.js';
-
-const IDEMPOTENCY_HEADER = ApiHeader({
-  name: 'Idempotency-Key',
-  required: false,
-  description: 'Safe retries (24 h)',
-});
 
 @ApiTags('campaigns')
 @Controller('campaigns')
@@ -36,7 +30,6 @@ export class CampaignsController {
   @Post()
   @HttpCode(201)
   @WorkspaceAuth('campaigns:write')
-  @IDEMPOTENCY_HEADER
   @ApiOperation({ operationId: 'v1.campaigns.store', summary: 'Create a draft campaign' })
   @ApiDataResponse(CampaignResponseDto, 201, 'Created')
   @ApiErrorResponses(400, 422)
@@ -55,7 +48,6 @@ export class CampaignsController {
 
   @Patch(':campaign')
   @WorkspaceAuth('campaigns:write')
-  @IDEMPOTENCY_HEADER
   @ApiOperation({
     operationId: 'v1.campaigns.update',
     summary: 'Change a campaign; `status` moves it (draft → active ↔ paused; active|paused → archived)',

@@ -4,10 +4,10 @@
  * inboxes or schedule) needs a published sequence with steps, an active inbox and a valid schedule.
  * A schedule change (its window, `start_at` or `send_in_contact_timezone`) or a re-activation
  * re-evaluates the enrollments the engine deferred to a window opening, in the same transaction
- * (reevaluate.ts). A PATCH to `paused` records `paused_reason: manual`; re-activating clears the
+ * (enrollments/reevaluate-deferred.ts, through the SCHEDULE_CHANGE_LISTENER port). A PATCH to `paused` records `paused_reason: manual`; re-activating clears the
  * reason and starts a new bounce-protection window (bounce-protection.ts).
  */
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { In, type DataSource, type EntityManager } from 'typeorm';
 import { ApiError } from '../../common/http/api-error.js';
@@ -18,7 +18,7 @@ import { campaignMoveAllowed } from './campaign-state.js';
 import { CampaignsRepository } from './campaigns.repository.js';
 import type { CreateCampaignDto, UpdateCampaignDto } from './dto/campaign.dto.js';
 import type { Campaign, CampaignSchedule } from './entities/campaign.entity.js';
-import { reevaluateDeferred } from './reevaluate.js';
+import { SCHEDULE_CHANGE_LISTENER, type ScheduleChangeListener } from './schedule-change-listener.js';
 import { sameSchedule, scheduleProblem } from './schedule.js';
 import { toCampaignView, type CampaignView } from './campaign.view.js';
 
@@ -36,6 +36,7 @@ export class CampaignsService {
     private readonly sequences: SequencesRepository,
     private readonly inboxes: InboxesRepository,
     @InjectDataSource() private readonly db: DataSource,
+    @Inject(SCHEDULE_CHANGE_LISTENER) private readonly scheduleListener: ScheduleChangeListener,
   ) {}
 
   /** A referenced sequence must be this workspace's and not archived. */
@@ -202,7 +203,7 @@ export class CampaignsService {
         next.sendInContactTimezone !== row.sendInContactTimezone;
       const reactivated = from === 'paused' && to === 'active';
       if (scheduleChanged || reactivated) {
-        await reevaluateDeferred(manager, workspaceId, id, next.sequenceId);
+        await this.scheduleListener.scheduleChanged(manager, workspaceId, id, next.sequenceId);
       }
       const fresh = await this.campaigns.findOne(workspaceId, { id }, manager);
       return toCampaignView(fresh!);

@@ -3,28 +3,18 @@
  * `start_time` (inclusive) to `end_time` (exclusive, may be `24:00`) in that timezone. Windows do not
  * cross midnight: `end_time` must be later than `start_time`.
  */
+import { isTimezone, zoneFormatter } from '../../common/time/time-zones.js';
 import type { CampaignSchedule, Weekday } from './entities/campaign.entity.js';
 
 export const WEEKDAYS: readonly Weekday[] = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
 export const TIME_RE = /^(?:[01]\d|2[0-3]):[0-5]\d$|^24:00$/;
 
-const tzCache = new Map<string, boolean>();
-
-/** True for an IANA zone name Node knows (`Europe/Paris`, `UTC`); offsets and abbreviations are not names. */
+/**
+ * True for an IANA zone name Node knows, in any spelling (`Europe/Paris`, `utc`, `US/Eastern`);
+ * offsets and abbreviations are not names. The lookup cache is bounded (common/time/time-zones.ts).
+ */
 export function isIanaTimezone(tz: unknown): tz is string {
-  if (typeof tz !== 'string' || tz.length === 0 || tz.length > 64) return false;
-  if (!/^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/.test(tz)) return false;
-  const cached = tzCache.get(tz);
-  if (cached !== undefined) return cached;
-  let ok: boolean;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz });
-    ok = true;
-  } catch {
-    ok = false;
-  }
-  tzCache.set(tz, ok);
-  return ok;
+  return isTimezone(tz);
 }
 
 export const minutes = (hhmm: string): number => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
@@ -63,21 +53,9 @@ export function scheduleProblem(
   return null;
 }
 
-const dayFormat = new Map<string, Intl.DateTimeFormat>();
-
-/** Weekday and minute of the day of `at` in `timezone`. */
+/** Weekday and minute of the day of `at` in `timezone` (one formatter per canonical zone, bounded). */
 export function localTime(timezone: string, at: Date): { day: Weekday; minute: number } {
-  let fmt = dayFormat.get(timezone);
-  if (!fmt) {
-    fmt = new Intl.DateTimeFormat('en-US', {
-      timeZone: timezone,
-      weekday: 'short',
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-    });
-    dayFormat.set(timezone, fmt);
-  }
+  const fmt = zoneFormatter(timezone);
   const parts = Object.fromEntries(fmt.formatToParts(at).map((p) => [p.type, p.value]));
   const day = String(parts.weekday).slice(0, 3).toLowerCase() as Weekday;
   return { day, minute: Number(parts.hour) * 60 + Number(parts.minute) };

@@ -30,12 +30,16 @@ describe('contact field rules', () => {
     );
   });
 
-  it('accepts IANA zones, case-corrects known names, refuses offsets and junk', () => {
+  it('accepts IANA zones as their canonical name (case and links resolved), refuses offsets and junk', () => {
     expect(canonicalTimezone('Europe/Berlin')).toBe('Europe/Berlin');
     expect(canonicalTimezone('america/new_york')).toBe('America/New_York');
     expect(canonicalTimezone('UTC')).toBe('UTC');
+    expect(canonicalTimezone('etc/utc')).toBe('UTC');
     expect(canonicalTimezone('Asia/Kolkata')).toBe('Asia/Kolkata');
-    expect(canonicalTimezone('US/Eastern')).toBe('US/Eastern');
+    expect(canonicalTimezone('Asia/Calcutta')).toBe('Asia/Kolkata');
+    expect(canonicalTimezone('US/Eastern')).toBe('America/New_York');
+    expect(canonicalTimezone('uS/EaStErN')).toBe('America/New_York');
+    expect(canonicalTimezone('europe/kiev')).toBe('Europe/Kyiv');
     for (const bad of ['+01:00', 'Mars/Olympus', '', 'Europe/../etc', 'x'.repeat(65), 3, null]) {
       expect({ bad, tz: canonicalTimezone(bad) }).toEqual({ bad, tz: undefined });
     }

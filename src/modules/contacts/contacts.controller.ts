@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req } from '@nestjs/common';
-import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Tenant, WorkspaceAuth } from '../../common/auth/auth.decorator.js';
 import type { WorkspaceTenant } from '../../common/auth/principal.js';
@@ -11,12 +11,6 @@ import { ContactsService } from './contacts.service.js';
 import { ContactResponseDto } from './dto/contact-response.dto.js';
 import { ListContactsQueryDto } from './dto/list-contacts-query.dto.js';
 import { CreateContactDto, UpdateContactDto } from './dto/upsert-contact.dto.js';
-
-const IDEMPOTENCY_HEADER = ApiHeader({
-  name: 'Idempotency-Key',
-  required: false,
-  description: 'Safe retries (24 h)',
-});
 
 @ApiTags('contacts')
 @Controller('contacts')
@@ -42,7 +36,6 @@ export class ContactsController {
   @Post()
   @HttpCode(200)
   @WorkspaceAuth('contacts:write')
-  @IDEMPOTENCY_HEADER
   @ApiOperation({
     operationId: 'v1.contacts.store',
     summary: 'Create or merge a contact keyed by its normalised email (200 either way)',
@@ -69,7 +62,6 @@ export class ContactsController {
 
   @Patch(':contact')
   @WorkspaceAuth('contacts:write')
-  @IDEMPOTENCY_HEADER
   @ApiOperation({
     operationId: 'v1.contacts.update',
     summary: 'Merge fields into a contact (same rules as the upsert); the email cannot change',

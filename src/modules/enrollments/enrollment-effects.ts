@@ -4,13 +4,14 @@
  * each effect commits together with its event and its metric.
  */
 import type { EntityManager } from 'typeorm';
-import { bumpMetric, bumpStepMetric } from '../analytics/metrics.js';
+import { bumpMetric, bumpStepMetric, type StepAttribution } from '../analytics/metrics.js';
 import { pauseOnBounceRate } from '../campaigns/bounce-protection.js';
 import { MessageMarksRepository } from '../threads/threads.repository.js';
 import type { StopReason } from './enrollment-state.js';
 import { recordEvent } from '../events/outbox.js';
 import { addSuppression, suppressAddress } from '../suppressions/suppression-store.js';
-import type { BounceType } from '../inbound/classify.js';
+import type { BounceView } from '../mail-reading/bounce.view.js';
+import { RECIPIENT_SOFT_REASONS, SENDER_SIDE_REASONS } from '../mail-reading/types.js';
 import { EnrollmentTransitionsRepository } from './enrollments.repository.js';
 
 const transitions = new EnrollmentTransitionsRepository();
@@ -50,35 +51,65 @@ export async function stopCompanyOnReply(
   return stopped.length;
 }
 
-export interface HardBounce {
+export interface Bounce {
   workspaceId: string;
   contactId: number;
   email: string;
   enrollmentId: number | null;
   campaignId: number | null;
-  /** The outbound message that bounced (the SMTP send, or the original a DSN reports on). */
+  /** The outbound message that bounced (the SMTP send, or the original a report is about). */
   messageRowId: number | null;
-  statusCode: string;
-  diagnostic: string | null;
+  /** What the report (or the SMTP reply) says, reason decided (CONTRACT §18). */
+  verdict: BounceView;
 }
 
+/** How many recipient-side soft bounces of one contact within SOFT_BOUNCE_DAYS suppress it. */
+export const SOFT_BOUNCES_TO_SUPPRESS = 3;
+export const SOFT_BOUNCE_DAYS = 30;
+
 /**
- * A hard bounce (DSN 5.x.x or an SMTP 5xx on the recipient): the address is suppressed `bounced`,
- * the enrollment stopped `bounced`, the message marked bounced, `email.bounced` fires, the campaign's
- * `bounced` counts (daily and for the message's step and variant), and bounce protection may pause
- * the campaign.
+ * A bounce (a delivery-failure report matched to a sent message, or an SMTP refusal), recorded in the
+ * caller's transaction (CONTRACT §18). The message carries the verdict; `email.bounced` fires for hard
+ * and soft bounces alike, with the verdict.
+ * - hard (the address cannot receive mail): the address is suppressed `bounced`, the enrollment stopped
+ *   `bounced`, `bounced` counts (daily, step and variant) and bounce protection may pause the campaign;
+ * - soft: `soft_bounced` counts; the contact stays sendable and its enrollment goes on, except that the
+ *   third recipient-side soft bounce (`mailbox_full`, `suspended`, ...) of a contact within 30 days
+ *   suppresses it and stops the enrollment `bounced`. Sender-side reasons never count against the
+ *   contact: the caller records them on the inbox (`senderSide` in the result).
+ * Returns whether the address was suppressed and whether the reason lies on the sender's side.
  */
-export async function recordHardBounce(manager: EntityManager, b: HardBounce): Promise<void> {
-  await suppressAddress(manager, b.workspaceId, b.email, 'bounced');
-  if (b.enrollmentId !== null) await stopEnrollment(manager, b.workspaceId, b.enrollmentId, 'bounced');
-  if (b.messageRowId !== null) await messageMarks.markBounced(b.workspaceId, b.messageRowId, manager);
+export async function recordBounce(
+  manager: EntityManager,
+  b: Bounce,
+): Promise<{ suppressed: boolean; senderSide: boolean }> {
+  const { verdict } = b;
+  if (b.messageRowId !== null) await messageMarks.markBounce(b.workspaceId, b.messageRowId, verdict, manager);
+  let suppressed = false;
+  if (verdict.hard) {
+    suppressed = true;
+  } else if (RECIPIENT_SOFT_REASONS.has(verdict.reason)) {
+    const recent = await messageMarks.countRecentSoftBounces(
+      b.workspaceId,
+      b.contactId,
+      [...RECIPIENT_SOFT_REASONS],
+      SOFT_BOUNCE_DAYS,
+      manager,
+    );
+    suppressed = recent >= SOFT_BOUNCES_TO_SUPPRESS;
+  }
+  if (suppressed) {
+    await suppressAddress(manager, b.workspaceId, b.email, 'bounced');
+    if (b.enrollmentId !== null) await stopEnrollment(manager, b.workspaceId, b.enrollmentId, 'bounced');
+  }
+  const metric = verdict.hard ? 'bounced' : 'soft_bounced';
   if (b.campaignId !== null) {
     const at = new Date();
-    await bumpMetric(manager, b.workspaceId, b.campaignId, 'bounced', 1, at);
+    await bumpMetric(manager, b.workspaceId, b.campaignId, metric, 1, at);
     // Per step and variant: the message that bounced (else the enrollment's last one sent).
     const to =
       b.messageRowId !== null ? { messageId: b.messageRowId } : { enrollmentId: b.enrollmentId ?? 0 };
-    await bumpStepMetric(manager, b.workspaceId, b.campaignId, 'bounced', to, at);
+    await bumpStepMetric(manager, b.workspaceId, b.campaignId, metric, to, at);
   }
   await recordEvent(manager, {
     workspaceId: b.workspaceId,
@@ -86,14 +117,18 @@ export async function recordHardBounce(manager: EntityManager, b: HardBounce): P
     data: {
       contact_id: b.contactId,
       email: b.email,
-      bounce_type: 'hard' satisfies BounceType,
-      status_code: b.statusCode,
-      diagnostic: b.diagnostic,
+      bounce_type: verdict.hard ? 'hard' : 'soft',
+      status_code: verdict.status ?? (verdict.smtp_code === null ? null : String(verdict.smtp_code)),
+      diagnostic: verdict.diagnostic,
+      bounce: verdict,
+      suppressed,
+      message_id: b.messageRowId,
       enrollment_id: b.enrollmentId,
       campaign_id: b.campaignId,
     },
   });
-  if (b.campaignId !== null) await pauseOnBounceRate(manager, b.workspaceId, b.campaignId);
+  if (verdict.hard && b.campaignId !== null) await pauseOnBounceRate(manager, b.workspaceId, b.campaignId);
+  return { suppressed, senderSide: SENDER_SIDE_REASONS.has(verdict.reason) };
 }
 
 export interface Complaint {
@@ -128,6 +163,37 @@ export async function recordComplaint(manager: EntityManager, c: Complaint): Pro
     },
   });
   return true;
+}
+
+export interface Unsubscribe {
+  workspaceId: string;
+  contactId: number;
+  email: string;
+  /** The campaign of the mail the request came from (counted there), if any. */
+  campaignId: number | null;
+  /** Which step and variant the unsubscribe is counted for. */
+  attribution: StepAttribution;
+}
+
+/**
+ * An unsubscribe, by the one-click link or in words (a reply categorised `unsubscribe_request`): the
+ * address is suppressed `unsubscribed`, every active or paused enrollment of the contact stopped
+ * `unsubscribed`, and, unless the address was already suppressed for an unsubscribe, `unsubscribed`
+ * counts once on the campaign (daily, step and variant). Doing it again changes nothing and counts
+ * nothing.
+ */
+export async function recordUnsubscribe(
+  manager: EntityManager,
+  u: Unsubscribe,
+): Promise<{ already: boolean; enrollmentsStopped: number }> {
+  const { entry, created } = await addSuppression(manager, u.workspaceId, { email: u.email }, 'unsubscribed');
+  const stopped = await transitions.stopAllOfContact(u.workspaceId, u.contactId, 'unsubscribed', manager);
+  const already = !created && entry.reason === 'unsubscribed';
+  if (!already && u.campaignId !== null && u.campaignId > 0) {
+    await bumpMetric(manager, u.workspaceId, u.campaignId, 'unsubscribed');
+    await bumpStepMetric(manager, u.workspaceId, u.campaignId, 'unsubscribed', u.attribution);
+  }
+  return { already, enrollmentsStopped: stopped };
 }
 
 /** The enrollment stop reason for a contact that became unsendable through a suppression entry. */

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
-import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Tenant, WorkspaceAuth } from '../../common/auth/auth.decorator.js';
 import type { WorkspaceTenant } from '../../common/auth/principal.js';
@@ -15,12 +15,6 @@ import {
 import { EnrollmentsService } from './enrollments.service.js';
 import { toEnrollmentView, type EnrollmentView } from './enrollment.view.js';
 
-const IDEMPOTENCY_HEADER = ApiHeader({
-  name: 'Idempotency-Key',
-  required: false,
-  description: 'Safe retries (24 h)',
-});
-
 @ApiTags('enrollments')
 @Controller()
 export class EnrollmentsController {
@@ -29,7 +23,6 @@ export class EnrollmentsController {
   @Post('campaigns/:campaign/enrollments')
   @HttpCode(201)
   @WorkspaceAuth('enrollments:write')
-  @IDEMPOTENCY_HEADER
   @ApiOperation({
     operationId: 'v1.campaigns.enrollments.store',
     summary: 'Enroll a sendable contact in an active campaign',
@@ -69,7 +62,6 @@ export class EnrollmentsController {
   @Post('enrollments/:enrollment/pause')
   @HttpCode(200)
   @WorkspaceAuth('enrollments:write')
-  @IDEMPOTENCY_HEADER
   @ApiOperation({ operationId: 'v1.enrollments.pause', summary: 'Pause an active enrollment' })
   @ApiDataResponse(EnrollmentResponseDto)
   @ApiErrorResponses(404, 409)
@@ -80,7 +72,6 @@ export class EnrollmentsController {
   @Post('enrollments/:enrollment/resume')
   @HttpCode(200)
   @WorkspaceAuth('enrollments:write')
-  @IDEMPOTENCY_HEADER
   @ApiOperation({ operationId: 'v1.enrollments.resume', summary: 'Resume a paused enrollment' })
   @ApiDataResponse(EnrollmentResponseDto)
   @ApiErrorResponses(404, 409)
@@ -91,7 +82,6 @@ export class EnrollmentsController {
   @Post('enrollments/:enrollment/stop')
   @HttpCode(200)
   @WorkspaceAuth('enrollments:write')
-  @IDEMPOTENCY_HEADER
   @ApiOperation({
     operationId: 'v1.enrollments.stop',
     summary: 'Stop an active or paused enrollment for good (stop_reason manual)',

@@ -8,6 +8,7 @@ import { EnrollmentsController } from './enrollments.controller.js';
 import { EnrollmentsRepository, EnrollmentTransitionsRepository } from './enrollments.repository.js';
 import { EnrollmentsService } from './enrollments.service.js';
 import { Enrollment } from './entities/enrollment.entity.js';
+import { EnrollmentScheduleModule } from './reevaluate-deferred.js';
 
 @Module({
   imports: [
@@ -16,6 +17,7 @@ import { Enrollment } from './entities/enrollment.entity.js';
     SequencesModule,
     ContactsModule,
     SuppressionsModule,
+    EnrollmentScheduleModule,
   ],
   controllers: [EnrollmentsController],
   providers: [EnrollmentsRepository, EnrollmentTransitionsRepository, EnrollmentsService],

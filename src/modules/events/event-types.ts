@@ -1,9 +1,10 @@
 /** Event names and the families endpoints subscribe to. */
 export const EVENT_FAMILIES = {
   message: ['message.sent'],
-  email: ['email.replied', 'email.bounced', 'email.complained'],
+  email: ['email.replied', 'email.bounced', 'email.complained', 'email.categorized'],
   contact: ['contact.created'],
   enrollment: ['enrollment.completed'],
+  inbox: ['inbox.error'],
 } as const;
 
 export type EventFamily = keyof typeof EVENT_FAMILIES;

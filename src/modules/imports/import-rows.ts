@@ -10,6 +10,7 @@
  */
 import { Parser as CsvParser } from 'csv-parse';
 import { isEmail } from 'class-validator';
+import { canonicalTimezone } from '../../common/time/time-zones.js';
 import { CONTACT_STAGES } from '../contacts/entities/contact.entity.js';
 
 export const TEXT_FIELDS = ['first_name', 'last_name', 'company', 'title', 'phone'] as const;
@@ -80,28 +81,6 @@ class RowError extends Error {
   constructor(field: string, message: string) {
     super(shown(message));
     this.field = shown(field);
-  }
-}
-
-const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/;
-let knownZones: Map<string, string> | undefined;
-
-/**
- * The IANA name to store, or undefined when `value` is not a named time zone (offsets are refused).
- * Names the runtime lists are case-corrected; other names the tz database accepts are kept as given.
- */
-export function canonicalTimezone(value: string): string | undefined {
-  if (value.length > 64 || !ZONE_NAME.test(value)) return undefined;
-  knownZones ??= new Map(
-    [...Intl.supportedValuesOf('timeZone'), 'UTC', 'Etc/UTC'].map((z) => [z.toLowerCase(), z]),
-  );
-  const known = knownZones.get(value.toLowerCase());
-  if (known) return known;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: value });
-    return value;
-  } catch {
-    return undefined;
   }
 }
 

@@ -1,5 +1,5 @@
 import { Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
-import { ApiBody, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Tenant, WorkspaceAuth } from '../../common/auth/auth.decorator.js';
 import type { WorkspaceTenant } from '../../common/auth/principal.js';
@@ -26,7 +26,6 @@ export class ImportsController {
   @Post('contacts/import')
   @HttpCode(202)
   @WorkspaceAuth('imports:write')
-  @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'Safe retries (24 h)' })
   @ApiOperation({
     operationId: 'v1.contacts.import',
     summary: 'Stage a bulk import of contacts (JSON rows or CSV) and process it asynchronously',

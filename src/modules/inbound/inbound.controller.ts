@@ -75,7 +75,7 @@ export class InboundController {
     summary:
       'Deliver one raw RFC 5322 message (replies, auto-replies, DSN bounces, ARF complaints) for an inbox',
     description:
-      "For MTA pipes. The bearer token is the inbox's inbound secret (from inbox:connect), not an API key.",
+      "For MTA pipes. The bearer token is the inbox's inbound secret (from inbox:connect), not an API key. The mail is read as a bounce in any common format (RFC 3464 and the plain-text forms of qmail, Exim, Postfix, Sendmail, Exchange, Gmail, Yahoo, Amazon SES, ...), a complaint in any wrapping, a delivery notice, an auto-reply or a person's reply (`read_as`), and matched to the sent message it is about by a quoted Message-ID or, for a report without one, by its failed recipient against this inbox's sends of the last 30 days. One sent message bounces at most once.",
   })
   @ApiParam({ name: 'inbox_id', format: 'uuid' })
   @ApiResponse({
@@ -92,15 +92,37 @@ export class InboundController {
               required: ['status'],
               properties: {
                 status: { type: 'string', enum: ['recorded', 'duplicate', 'ignored'] },
+                read_as: {
+                  type: 'string',
+                  enum: ['reply', 'auto_reply', 'bounce', 'complaint', 'delivery_notice', 'unparseable'],
+                  description:
+                    'What the mail was read as (a `delivery_notice` reports a delivery or a delay: it is not recorded)',
+                },
                 kind: { type: 'string', description: 'recorded: reply, auto_reply, bounce or complaint' },
-                classification: { type: 'string', description: 'recorded: how the message was recognised' },
+                classification: {
+                  type: 'string',
+                  description:
+                    'recorded: `reply`, `auto_reply`, `hard_bounce`, `soft_bounce`, `complaint` or `not_spam` (a `Feedback-Type: not-spam` report, which suppresses nothing)',
+                },
+                bounce: {
+                  description: 'recorded bounce: its verdict (reason, hard, status, smtp_code, diagnostic)',
+                  allOf: [{ $ref: '#/components/schemas/BounceResponseDto' }],
+                },
                 message_id: { type: 'integer', format: 'int64', description: 'recorded or duplicate' },
                 reason: { type: 'string', description: 'ignored: why nothing was recorded' },
               },
             },
           },
         },
-        example: { data: { status: 'recorded', kind: 'reply', classification: 'reply', message_id: 1842 } },
+        example: {
+          data: {
+            status: 'recorded',
+            read_as: 'reply',
+            kind: 'reply',
+            classification: 'reply',
+            message_id: 1842,
+          },
+        },
       },
     },
   })

@@ -7,6 +7,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { rows } from '../../database/query-rows.js';
+import type { BounceView } from '../mail-reading/bounce.view.js';
 import type { StopOnReplyScope } from '../campaigns/entities/campaign.entity.js';
 import { Inbox } from '../inboxes/entities/inbox.entity.js';
 import { Message, type MessageKind } from '../threads/entities/message.entity.js';
@@ -32,6 +33,8 @@ export interface InboundMessageRow {
   messageId: string;
   inReplyTo: string | null;
   receivedAt: Date;
+  /** The verdict a bounce report carries. */
+  bounce?: BounceView | null;
 }
 
 @Injectable()
@@ -47,6 +50,29 @@ export class InboundRepository {
        WHERE m.workspace_id = $1 AND m.direction = 'outbound' AND m.message_id = ANY($2::text[])
        ORDER BY m.id DESC LIMIT 1`,
       [workspaceId, refs],
+    );
+    return original;
+  }
+
+  /**
+   * The latest message the inbox sent to `address` within the last `days` (a report that quotes no
+   * Message-ID is matched by its failed recipient, CONTRACT §18).
+   */
+  async findLatestSentTo(
+    workspaceId: string,
+    inboxId: string,
+    address: string,
+    days: number,
+  ): Promise<OriginalMessage | undefined> {
+    const [original] = await rows<OriginalMessage>(
+      this.ds.manager,
+      `SELECT m.id, m.thread_id, m.enrollment_id, m.to_address, t.contact_id, t.campaign_id
+       FROM messages m JOIN threads t ON t.id = m.thread_id
+       WHERE m.workspace_id = $1 AND m.direction = 'outbound' AND m.to_address = $3
+         AND t.inbox_id = $2 AND m.status IN ('sent', 'failed')
+         AND m.created_at > now() - make_interval(days => $4)
+       ORDER BY m.id DESC LIMIT 1`,
+      [workspaceId, inboxId, address.toLowerCase(), days],
     );
     return original;
   }
@@ -82,8 +108,8 @@ export class InboundRepository {
     const [inserted] = await rows<{ id: number }>(
       m,
       `INSERT INTO messages (workspace_id, thread_id, enrollment_id, direction, kind, from_address, to_address,
-         subject, body, message_id, in_reply_to, status, received_at)
-       VALUES ($1, $2, $3, 'inbound', $4, $5, $6, $7, $8, $9, $10, 'received', $11)
+         subject, body, message_id, in_reply_to, status, received_at, bounce)
+       VALUES ($1, $2, $3, 'inbound', $4, $5, $6, $7, $8, $9, $10, 'received', $11, $12::jsonb)
        RETURNING id`,
       [
         workspaceId,
@@ -97,6 +123,7 @@ export class InboundRepository {
         r.messageId,
         r.inReplyTo,
         r.receivedAt,
+        r.bounce ? JSON.stringify(r.bounce) : null,
       ],
     );
     await m.query(
@@ -142,17 +169,23 @@ export class InboundRepository {
     );
   }
 
-  /** Shows a problem on the inbox (`last_error`, `last_error_at`) for a person to look at. */
+  /**
+   * Shows a problem on the inbox (`last_error`, `last_error_at`) for a person to look at; the inbox's
+   * email and status (for `inbox.error`), or undefined when it is gone.
+   */
   async noteInboxError(
     workspaceId: string,
     inboxId: string,
     message: string,
     m?: EntityManager,
-  ): Promise<void> {
-    await (m ?? this.ds.manager).query(
-      'UPDATE inboxes SET last_error = $3, last_error_at = now() WHERE workspace_id = $1 AND id = $2',
+  ): Promise<{ email: string; status: string } | undefined> {
+    const [found] = await rows<{ email: string; status: string }>(
+      m ?? this.ds.manager,
+      `UPDATE inboxes SET last_error = $3, last_error_at = now() WHERE workspace_id = $1 AND id = $2
+       RETURNING email, status`,
       [workspaceId, inboxId, message],
     );
+    return found;
   }
 
   // IMAP reading (ImapConnections): every inbox with IMAP settings, in any workspace.

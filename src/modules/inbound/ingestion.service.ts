@@ -1,7 +1,10 @@
 /**
  * One pipeline for every incoming mail, whether it was polled over IMAP or posted to
- * `POST /inbound/{inbox_id}`: parse (mailparser), match against sent Message-IDs of the inbox's
- * workspace, classify, and apply the effect in one transaction with its event and metric.
+ * `POST /inbound/{inbox_id}`: parse (mailparser), read it (reading/: a bounce in any common format,
+ * a complaint in any wrapping, an auto-reply, a delivery notice or a person's reply), match it to the
+ * sent message it is about (a quoted Message-ID; for a report without one, its failed recipient
+ * against what this inbox sent in the last 30 days), and apply the effect in one transaction with its
+ * event and metric (docs/mail-reading.md).
  * Unmatched or unparseable mail is ignored (logged); a mail seen twice is recorded once (by its
  * Message-ID, or a hash of its bytes when it has none), so a caller may always try a mail again.
  *
@@ -20,16 +23,23 @@ import { bumpMetric, bumpStepMetric } from '../analytics/metrics.js';
 import { recordEvent } from '../events/outbox.js';
 import type { Inbox } from '../inboxes/entities/inbox.entity.js';
 import type { MessageKind } from '../threads/entities/message.entity.js';
-import { classify, referencedMessageIds, type Classification } from './classify.js';
+import { referencedMessageIds } from '../mail-reading/references.js';
+import { readMail } from '../mail-reading/read-mail.js';
+import type { BounceVerdict, MailReading } from '../mail-reading/types.js';
+import { toBounceView, type BounceView } from '../mail-reading/bounce.view.js';
 import {
+  recordBounce,
   recordComplaint,
-  recordHardBounce,
   stopCompanyOnReply,
   stopEnrollment,
 } from '../enrollments/enrollment-effects.js';
 import { emailDomain, isFreeMailDomain } from './free-mail.js';
 import { toMessageEventView } from '../threads/message.view.js';
 import { InboundRepository, type OriginalMessage } from './inbound.repository.js';
+import { MessageMarksRepository } from '../threads/threads.repository.js';
+import { notifyReplyRecorded } from '../reply-categories/reply-recorded.js';
+
+const messageMarks = new MessageMarksRepository();
 
 /** Bodies kept for inbound mail are cut here (the raw mail is not stored). */
 const MAX_BODY_CHARS = 200_000;
@@ -42,10 +52,25 @@ const INGEST_LOCK_TIMEOUT = '5s';
 /** PostgreSQL text cannot hold NUL: dropped from what is stored, so such a mail is not unstorable. */
 const storable = (s: string): string => (s.includes('\0') ? s.replaceAll('\0', '') : s);
 
+/** What the mail was read as (the inbound route's answer says it). */
+export type ReadAs = MailReading['kind'] | 'unparseable';
+
 export type IngestResult =
-  | { status: 'ignored'; reason: string }
-  | { status: 'duplicate'; message_id: number }
-  | { status: 'recorded'; kind: MessageKind; classification: string; message_id: number };
+  | { status: 'ignored'; reason: string; read_as: ReadAs }
+  | { status: 'duplicate'; message_id: number; read_as: ReadAs }
+  | {
+      status: 'recorded';
+      kind: MessageKind;
+      classification: string;
+      read_as: ReadAs;
+      message_id: number;
+      bounce?: BounceView;
+    };
+
+/** A report without a quoted Message-ID is matched by recipient against sends of this many days. */
+export const RECIPIENT_MATCH_DAYS = 30;
+/** At most this many failed recipients of one report are tried for a match. */
+const MAX_RECIPIENTS_TRIED = 10;
 
 @Injectable()
 export class IngestionService {
@@ -60,39 +85,89 @@ export class IngestionService {
       mail = await simpleParser(raw, { skipImageLinks: true, maxHtmlLengthToParse: 2_000_000 });
     } catch (err) {
       logger.info({ inboxId: inbox.id, err: String(err) }, 'ingest: unparseable mail ignored');
-      return { status: 'ignored', reason: 'unparseable' };
+      return { status: 'ignored', reason: 'unparseable', read_as: 'unparseable' };
     }
-    const classification = classify(mail, raw);
-    const report = classification.kind === 'bounce' || classification.kind === 'complaint';
-    const refs = referencedMessageIds(mail, raw, report).filter((r) => !r.includes('\0'));
-    const original = refs.length ? await this.inbound.findOriginal(inbox.workspaceId, refs) : undefined;
-    if (!original && classification.kind === 'complaint') {
+    const reading = readMail(mail, raw);
+    const readAs = reading.kind;
+    if (reading.kind === 'delivery_notice') {
+      return this.ignore(inbox, 'a delivery notice (delivered or delayed), not a failure', readAs);
+    }
+    const report = reading.kind === 'bounce' || reading.kind === 'complaint';
+    const refs = [
+      ...new Set([...(report ? reading.originalMessageIds : []), ...referencedMessageIds(mail, raw, report)]),
+    ]
+      .filter((r) => !r.includes('\0') && r.length <= 998)
+      .slice(0, 100);
+    let original = refs.length ? await this.inbound.findOriginal(inbox.workspaceId, refs) : undefined;
+    if (!original && report) original = await this.matchByRecipient(inbox, reading);
+    if (!original && reading.kind === 'complaint') {
       // Recorded in the log (what was reported, about which Message-IDs) and ignored: nothing to suppress.
       logger.warn(
-        { inboxId: inbox.id, feedbackType: classification.feedbackType, reported: refs.slice(0, 5) },
+        { inboxId: inbox.id, feedbackType: reading.feedbackType, reported: refs.slice(0, 5) },
         'ingest: complaint matches no sent message; ignored',
       );
-      return { status: 'ignored', reason: 'complaint matches no sent message' };
+      return { status: 'ignored', reason: 'complaint matches no sent message', read_as: readAs };
     }
-    if (refs.length === 0) return this.ignore(inbox, 'no references to a sent message');
-    if (!original) return this.ignore(inbox, 'matches no sent message');
+    if (!original) {
+      return this.ignore(
+        inbox,
+        refs.length === 0 && !report ? 'no references to a sent message' : 'matches no sent message',
+        readAs,
+      );
+    }
     const ownId =
       mail.messageId && /^<[^>\s\0]+>$/.test(mail.messageId.trim())
         ? mail.messageId.trim()
         : `<${createHash('sha256').update(raw).digest('hex')}@inbound.invalid>`;
-    return this.ds.transaction((m) => this.apply(m, inbox, mail, classification, original, ownId));
+    const matched = original;
+    const result = await this.ds.transaction((m) => this.apply(m, inbox, mail, reading, matched, ownId));
+    // Its category is decided after the commit, by the reply-categorize sweep (CONTRACT §20).
+    if (result.status === 'recorded' && result.kind === 'reply') notifyReplyRecorded();
+    return result;
   }
 
-  private ignore(inbox: Pick<Inbox, 'id'>, reason: string): IngestResult {
-    logger.info({ inboxId: inbox.id, reason }, 'ingest: mail ignored');
-    return { status: 'ignored', reason };
+  /** A report's failed recipients (or a complaint's) against what this inbox sent them lately. */
+  private async matchByRecipient(
+    inbox: Pick<Inbox, 'id' | 'workspaceId'>,
+    reading: Extract<MailReading, { kind: 'bounce' | 'complaint' }>,
+  ): Promise<OriginalMessage | undefined> {
+    const addresses =
+      reading.kind === 'bounce' ? reading.recipients.map((r) => r.address) : [reading.recipient];
+    const tried = new Set<string>();
+    for (const address of addresses) {
+      const a = address?.trim().toLowerCase();
+      if (!a || tried.has(a) || a.includes('\0') || a.length > 320 || !a.includes('@')) continue;
+      tried.add(a);
+      if (tried.size > MAX_RECIPIENTS_TRIED) break;
+      const found = await this.inbound.findLatestSentTo(inbox.workspaceId, inbox.id, a, RECIPIENT_MATCH_DAYS);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  private ignore(inbox: Pick<Inbox, 'id'>, reason: string, readAs: ReadAs): IngestResult {
+    logger.info({ inboxId: inbox.id, reason, readAs }, 'ingest: mail ignored');
+    return { status: 'ignored', reason, read_as: readAs };
+  }
+
+  /**
+   * The verdict about the address the message went to (else the report's first recipient); of several
+   * about one address, the one that says the most (a status, a code, a diagnostic).
+   */
+  private verdictFor(reading: Extract<MailReading, { kind: 'bounce' }>, to: string): BounceVerdict {
+    const lower = to.toLowerCase();
+    const about = reading.recipients.filter((r) => r.address?.toLowerCase() === lower);
+    const candidates = about.length ? about : reading.recipients;
+    const weight = (r: BounceVerdict) =>
+      (r.status ? 4 : 0) + (r.smtpCode ? 2 : 0) + (r.diagnostic ? 1 : 0) + (r.reason !== 'undefined' ? 8 : 0);
+    return candidates.reduce((best, r) => (weight(r) > weight(best) ? r : best), candidates[0]);
   }
 
   private async apply(
     m: EntityManager,
     inbox: Pick<Inbox, 'id' | 'workspaceId' | 'email'>,
     mail: ParsedMail,
-    c: Classification,
+    c: Exclude<MailReading, { kind: 'delivery_notice' }>,
     original: OriginalMessage,
     ownId: string,
   ): Promise<IngestResult> {
@@ -100,32 +175,21 @@ export class IngestionService {
     // The same mail may arrive over IMAP and the inbound route at once: serialise on its Message-ID.
     await this.inbound.lockMessageId(ws, ownId, INGEST_LOCK_TIMEOUT, m);
     const dup = await this.inbound.findInboundId(ws, ownId, m);
-    if (dup !== null) return { status: 'duplicate', message_id: dup };
+    if (dup !== null) return { status: 'duplicate', message_id: dup, read_as: c.kind };
 
-    // Suppression takes the workspace's suppression lock before any contact row is touched.
-    if (c.kind === 'bounce' && c.bounceType === 'hard') {
-      await recordHardBounce(m, {
-        workspaceId: ws,
-        contactId: original.contact_id,
-        // The address we sent to (a forwarding hop may report another Final-Recipient).
-        email: original.to_address.toLowerCase(),
-        enrollmentId: original.enrollment_id,
-        campaignId: original.campaign_id,
-        messageRowId: original.id,
-        statusCode: c.statusCode,
-        diagnostic: c.diagnostic,
-      });
-    }
-    if (c.kind === 'complaint') {
-      await recordComplaint(m, {
-        workspaceId: ws,
-        contactId: original.contact_id,
-        // The address we sent to (reporters often redact Original-Rcpt-To).
-        email: original.to_address.toLowerCase(),
-        feedbackType: c.feedbackType,
-        enrollmentId: original.enrollment_id,
-        campaignId: original.campaign_id,
-      });
+    const email = original.to_address.toLowerCase();
+    let bounce: BounceView | undefined;
+    if (c.kind === 'bounce') {
+      // One sent message bounces at most once: a second (or forged) report about it changes nothing.
+      if (await messageMarks.lockBounce(ws, original.id, m)) {
+        logger.info({ inboxId: inbox.id, messageRowId: original.id }, 'ingest: message already bounced');
+        return {
+          status: 'ignored',
+          reason: 'the sent message already bounced: a second report about it changes nothing',
+          read_as: c.kind,
+        };
+      }
+      bounce = toBounceView(this.verdictFor(c, email));
     }
 
     const kind: MessageKind = c.kind;
@@ -145,6 +209,7 @@ export class IngestionService {
         messageId: ownId,
         inReplyTo: typeof mail.inReplyTo === 'string' ? storable(mail.inReplyTo.trim().slice(0, 998)) : null,
         receivedAt: now,
+        bounce: bounce ?? null,
       },
       m,
     );
@@ -158,8 +223,9 @@ export class IngestionService {
         if (original.enrollment_id !== null && policy.stopOnReply) {
           await stopEnrollment(m, ws, original.enrollment_id, 'replied');
         }
-        // Stop on reply for the whole company: the replier's domain, never a free-mail one.
-        const domain = emailDomain(from);
+        // Stop on reply for the whole company: the domain of the address the message went to (a
+        // reply's From can be anything), never a free-mail one.
+        const domain = emailDomain(email);
         if (
           campaignId &&
           policy.stopOnReply &&
@@ -167,7 +233,7 @@ export class IngestionService {
           domain &&
           !isFreeMailDomain(domain)
         ) {
-          await stopCompanyOnReply(m, ws, campaignId, domain, from.toLowerCase());
+          await stopCompanyOnReply(m, ws, campaignId, domain, email);
         }
         await this.inbound.markContactReplied(ws, original.contact_id, m);
         if (campaignId) {
@@ -191,23 +257,65 @@ export class IngestionService {
       case 'auto_reply':
         if (campaignId) await bumpMetric(m, ws, campaignId, 'auto_replied', 1, now);
         break;
-      case 'bounce':
-        if (c.bounceType === 'policy') {
-          // 5.7.x: the receiving side refused us by policy (reputation, authentication), not the
-          // address. Recorded on the inbox for a person to look at; nothing is paused or suppressed.
-          await this.inbound.noteInboxError(
-            ws,
-            inbox.id,
-            storable(`policy rejection ${c.statusCode}: ${(c.diagnostic ?? '').slice(0, 300)}`),
-            m,
+      case 'bounce': {
+        const verdict = bounce!;
+        // Suppression takes the workspace's suppression lock before any contact row is touched.
+        const { senderSide } = await recordBounce(m, {
+          workspaceId: ws,
+          contactId: original.contact_id,
+          // The address we sent to (a forwarding hop may report another Final-Recipient).
+          email,
+          enrollmentId: original.enrollment_id,
+          campaignId,
+          messageRowId: original.id,
+          verdict,
+        });
+        if (senderSide) {
+          // The receiving side refused the sender (reputation, authentication, policy), not the
+          // address: shown on the inbox and announced, never counted against the contact.
+          const error = storable(
+            `${verdict.reason} bounce${verdict.status ? ` ${verdict.status}` : ''} from ${email.split('@')[1] ?? email}: ${(verdict.diagnostic ?? '').slice(0, 300)}`,
           );
+          const noted = await this.inbound.noteInboxError(ws, inbox.id, error, m);
+          if (noted) {
+            await recordEvent(m, {
+              workspaceId: ws,
+              type: 'inbox.error',
+              data: { inbox_id: inbox.id, email: noted.email, status: noted.status, error },
+            });
+          }
         }
         break;
+      }
       case 'complaint':
-        break; // suppressed, stopped, counted and announced above (recordComplaint)
+        // `not-spam` is the opposite of a complaint: recorded in the thread, nothing suppressed.
+        if (c.feedbackType !== 'not-spam') {
+          await recordComplaint(m, {
+            workspaceId: ws,
+            contactId: original.contact_id,
+            // The address we sent to (reporters often redact Original-Rcpt-To).
+            email,
+            feedbackType: c.feedbackType,
+            enrollmentId: original.enrollment_id,
+            campaignId,
+          });
+        }
+        break;
     }
-    const classification = c.kind === 'bounce' ? `${c.bounceType}_bounce` : c.kind;
+    const classification =
+      c.kind === 'bounce'
+        ? `${bounce!.hard ? 'hard' : 'soft'}_bounce`
+        : c.kind === 'complaint' && c.feedbackType === 'not-spam'
+          ? 'not_spam'
+          : c.kind;
     logger.info({ inboxId: inbox.id, kind, classification }, 'ingest: mail recorded');
-    return { status: 'recorded', kind, classification, message_id: messageRowId };
+    return {
+      status: 'recorded',
+      kind,
+      classification,
+      read_as: c.kind,
+      message_id: messageRowId,
+      ...(bounce ? { bounce } : {}),
+    };
   }
 }

@@ -1,7 +1,14 @@
 /**
- * Renders the process's metrics for a scrape: first the gauges read at scrape time (PostgreSQL:
- * due-enrollment lag and outbox backlog; Redis: Bull queue depths), each bounded by a timeout so a
- * slow dependency makes its gauge NaN instead of failing the scrape, then the registry's text.
+ * Renders the process's metrics for a scrape: first the gauges read from the dependencies
+ * (PostgreSQL: due-enrollment lag and outbox backlog, one bounded statement; Redis: Bull queue
+ * depths), each bounded by a timeout so a slow dependency makes its gauge NaN instead of failing the
+ * scrape, then the registry's text.
+ *
+ * A scrape is rendered at most once a second (SCRAPE_MAX_AGE_MS), whatever the number of scrapers:
+ * concurrent scrapes share one render, and a scrape within a second of the last render is answered
+ * with its text. So scraping costs the database one bounded statement, Redis one count per queue and
+ * the process one render per second at most, and cannot be used to slow the API (CONTRACT §21); what
+ * a scrape shows is at most a second old (Prometheus scrapes every 15 s).
  */
 import { getQueueToken } from '@nestjs/bull';
 import { Injectable } from '@nestjs/common';
@@ -15,6 +22,8 @@ import { appConfig } from '../../config/app-config.js';
 import { MetricsRepository } from './metrics.repository.js';
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
+/** How old what a scrape shows may be. */
+export const SCRAPE_MAX_AGE_MS = 1000;
 const REDIS_TIMEOUT_MS = 2000;
 
 function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
@@ -38,19 +47,35 @@ export class MetricsService {
 
   readonly contentType = registry.contentType;
 
+  /** The last render: when it started, and its text (a promise shared by concurrent scrapes). */
+  private last: { startedAt: number; text: Promise<string> } | undefined;
+
   /**
-   * True when no METRICS_TOKEN is set, or the header is `Bearer <METRICS_TOKEN>` (compared in
-   * constant time, through digests so the lengths do not leak either).
+   * True when the header is `Bearer <METRICS_TOKEN>` (compared in constant time, through digests so
+   * the lengths do not leak either); without METRICS_TOKEN, only when METRICS_PUBLIC=true.
    */
   authorized(header: string | undefined): boolean {
-    const token = appConfig().metricsToken;
-    if (!token) return true;
+    const { metricsToken: token, metricsPublic } = appConfig();
+    if (!token) return metricsPublic;
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
     return m !== null && timingSafeEqual(digest(m[1]), digest(token));
   }
 
-  /** The metrics text, gauges refreshed. */
-  async render(): Promise<string> {
+  /** The metrics text, at most SCRAPE_MAX_AGE_MS old: the last render's, or a new one. */
+  render(): Promise<string> {
+    const now = Date.now();
+    if (this.last && now - this.last.startedAt < SCRAPE_MAX_AGE_MS) return this.last.text;
+    const text = this.renderNow();
+    this.last = { startedAt: now, text };
+    // A failed render is not reused.
+    text.catch(() => {
+      if (this.last?.text === text) this.last = undefined;
+    });
+    return text;
+  }
+
+  private async renderNow(): Promise<string> {
+    metrics().gaugeReads.inc();
     await Promise.all([this.refreshDatabaseGauges(), this.refreshQueueGauges()]);
     return registry.metrics();
   }

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
-import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { OrgTenant, ProvisioningAuth } from '../../common/auth/auth.decorator.js';
 import type { OrganizationTenant } from '../../common/auth/principal.js';
@@ -16,12 +16,6 @@ import {
 } from './dto/provisioning.dto.js';
 import { ProvisioningService } from './provisioning.service.js';
 
-const IDEMPOTENCY_HEADER = ApiHeader({
-  name: 'Idempotency-Key',
-  required: false,
-  description: 'Safe retries (24 h)',
-});
-
 @ApiTags('provisioning')
 @Controller('provisioning/workspaces')
 export class ProvisioningController {
@@ -30,7 +24,6 @@ export class ProvisioningController {
   @Post()
   @HttpCode(201)
   @ProvisioningAuth('workspaces:create')
-  @IDEMPOTENCY_HEADER
   @ApiOperation({
     operationId: 'v1.provisioning.workspaces.store',
     summary: 'Create a workspace in the key’s organization and mint its first workspace key (shown once)',
@@ -44,7 +37,6 @@ export class ProvisioningController {
   @Post(':workspace_uuid/seed')
   @HttpCode(200)
   @ProvisioningAuth('workspaces:configure')
-  @IDEMPOTENCY_HEADER
   @ApiOperation({
     operationId: 'v1.provisioning.workspaces.seed',
     summary: 'Merge config into a workspace (re-runnable)',

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req } from '@nestjs/common';
-import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Tenant, WorkspaceAuth } from '../../common/auth/auth.decorator.js';
 import type { WorkspaceTenant } from '../../common/auth/principal.js';
@@ -9,12 +9,6 @@ import { collection, PageQueryDto, type Collection } from '../../common/http/pag
 import { CreateSequenceDto, SequenceResponseDto, UpdateSequenceDto } from './dto/sequence.dto.js';
 import { SequencesService } from './sequences.service.js';
 import { toSequenceView, type SequenceView } from './sequence.view.js';
-
-const IDEMPOTENCY_HEADER = ApiHeader({
-  name: 'Idempotency-Key',
-  required: false,
-  description: 'Safe retries (24 h)',
-});
 
 @ApiTags('sequences')
 @Controller('sequences')
@@ -36,7 +30,6 @@ export class SequencesController {
   @Post()
   @HttpCode(201)
   @WorkspaceAuth('sequences:write')
-  @IDEMPOTENCY_HEADER
   @ApiOperation({
     operationId: 'v1.sequences.store',
     summary: 'Create a draft sequence; templates are validated now',
@@ -58,7 +51,6 @@ export class SequencesController {
 
   @Patch(':sequence')
   @WorkspaceAuth('sequences:write')
-  @IDEMPOTENCY_HEADER
   @ApiOperation({
     operationId: 'v1.sequences.update',
     summary: 'Rename, replace the steps (draft only) or archive a sequence',
@@ -76,7 +68,6 @@ export class SequencesController {
   @Post(':sequence/publish')
   @HttpCode(200)
   @WorkspaceAuth('sequences:write')
-  @IDEMPOTENCY_HEADER
   @ApiOperation({
     operationId: 'v1.sequences.publish',
     summary: 'Publish a draft sequence (needs at least one step); its steps are then frozen',

@@ -13,6 +13,8 @@ import { Sequence, type SequenceStep } from './entities/sequence.entity.js';
 import { SequencesRepository } from './sequences.repository.js';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import {
+  RENDER_BUDGET_MS,
+  RenderClock,
   renderBudget,
   renderTemplate,
   sampleTemplateVars,
@@ -84,14 +86,15 @@ export function normaliseSteps(steps: SequenceStepDto[]): SequenceStep[] {
 }
 
 /**
- * Test-renders every step (subject, then body, under one step budget, as the engine sends them) for
- * the sample contact, and every variant of it under a budget of its own (an enrollment is sent one
- * variant): over the budget → 422 naming the field (`steps.N.body`, `steps.N.variants.M.body`). The
- * event loop turns between renders, so a sequence of 50 heavy steps does not hold other requests for
- * seconds.
+ * Test-renders every step (subject, then body, as the engine sends them) and every variant for the
+ * sample contact. Time is one budget for the whole save (RENDER_BUDGET_MS, one retry), shared by
+ * every step and variant, so a save costs bounded CPU whatever its shape (CONTRACT §21); bytes are
+ * per step and per variant (each is one message). Over either → 422 naming the field where it ran
+ * out (`steps.N.body`, `steps.N.variants.M.body`). The event loop turns between renders.
  */
 export async function checkRenderBudget(steps: SequenceStep[]): Promise<void> {
   const vars = sampleTemplateVars();
+  const clock = new RenderClock();
   let first = true;
   for (const [i, step] of steps.entries()) {
     const contents = [
@@ -101,7 +104,7 @@ export async function checkRenderBudget(steps: SequenceStep[]): Promise<void> {
     for (const c of contents) {
       if (!first) await nextTurn();
       first = false;
-      const budget = renderBudget();
+      const budget = renderBudget(clock);
       for (const [field, template] of [
         ['subject', c.subject],
         ['body', c.body],
@@ -113,7 +116,7 @@ export async function checkRenderBudget(steps: SequenceStep[]): Promise<void> {
           if (!(err instanceof TemplateError)) throw err;
           throw ApiError.validation(
             `${c.at}.${field}`,
-            `${c.at}.${field} is over the template budget when rendered for a sample contact (every field 100 characters): ${err.message}`,
+            `${c.at}.${field} is over the template budget when rendered for a sample contact (every field 100 characters; one ${RENDER_BUDGET_MS} ms budget for a whole save, all steps and variants together): ${err.message}`,
           );
         }
       }

@@ -181,20 +181,48 @@ export function templateVars(
 }
 
 /**
- * The budget of one step for one contact: pass the same one to the subject's and the body's
- * `renderTemplate` so that both together stay within RENDER_BUDGET_MS and RENDER_BUDGET_BYTES.
- * Only rendering counts against the time; memory is limited per template.
+ * Render time: RENDER_BUDGET_MS, and the one retry allowed after a render stopped by the clock. One
+ * clock is one budget of time, whatever number of renders share it.
  */
-export class RenderBudget {
+export class RenderClock {
   /** Render time still allowed (ms). */
   msLeft = RENDER_BUDGET_MS;
-  /** UTF-8 bytes still allowed. */
-  bytesLeft = RENDER_BUDGET_BYTES;
   /** Whether the one retry allowed after a render stopped by the clock was used. */
   retried = false;
 }
 
-export const renderBudget = (): RenderBudget => new RenderBudget();
+/**
+ * The budget of one step for one contact: pass the same one to the subject's and the body's
+ * `renderTemplate` so that both together stay within RENDER_BUDGET_MS and RENDER_BUDGET_BYTES.
+ * Only rendering counts against the time; memory is limited per template. Budgets built on one
+ * `RenderClock` share its time (a save test-renders every step and variant on one clock) and each
+ * keep their own bytes (each is one message).
+ */
+export class RenderBudget {
+  /** UTF-8 bytes still allowed. */
+  bytesLeft = RENDER_BUDGET_BYTES;
+
+  constructor(readonly clock: RenderClock = new RenderClock()) {}
+
+  /** Render time still allowed (ms), on this budget's clock. */
+  get msLeft(): number {
+    return this.clock.msLeft;
+  }
+  set msLeft(ms: number) {
+    this.clock.msLeft = ms;
+  }
+
+  /** Whether this budget's clock has used its one retry. */
+  get retried(): boolean {
+    return this.clock.retried;
+  }
+  set retried(used: boolean) {
+    this.clock.retried = used;
+  }
+}
+
+/** A fresh budget (its own clock), or one more message's bytes on an existing `clock`. */
+export const renderBudget = (clock?: RenderClock): RenderBudget => new RenderBudget(clock);
 
 const overSize = (): TemplateLimitError =>
   new TemplateLimitError(`rendered text is larger than ${RENDER_BUDGET_BYTES / 1024} KiB`);

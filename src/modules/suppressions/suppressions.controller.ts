@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Tenant, WorkspaceAuth } from '../../common/auth/auth.decorator.js';
 import type { WorkspaceTenant } from '../../common/auth/principal.js';
@@ -33,7 +33,6 @@ export class SuppressionsController {
 
   @Post()
   @WorkspaceAuth('contacts:write')
-  @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'Safe retries (24 h)' })
   @ApiOperation({
     operationId: 'v1.suppressions.store',
     summary: 'Suppress an address or a whole domain (reason manual); it can never be removed',

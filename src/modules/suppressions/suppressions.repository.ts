@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { EntityManager, Repository } from 'typeorm';
 import { rowsOf } from '../../database/query-rows.js';
-import { sqlDomainOf } from '../contacts/sql-rows.js';
+import { sqlDomainOf } from '../../common/email/address.js';
 import { TenantRepository } from '../../common/tenant/tenant.repository.js';
 import { Suppression, type SuppressionReason } from './entities/suppression.entity.js';
 import { paginate, type Page, type PageQueryDto } from '../../common/http/pagination.js';

@@ -1,4 +1,5 @@
 /** A thread as the API and events show it. */
+import type { ReplyCategory } from './reply-category.js';
 import type { Thread } from './entities/thread.entity.js';
 
 const iso = (d: Date | null): string | null => d?.toISOString() ?? null;
@@ -12,6 +13,8 @@ export interface ThreadView {
   subject: string;
   message_count: number;
   last_message_at: string | null;
+  /** The category of the thread's latest categorised reply; null before one (CONTRACT §20). */
+  category: ReplyCategory | null;
   created_at: string;
 }
 
@@ -24,5 +27,6 @@ export const toThreadView = (t: Thread): ThreadView => ({
   subject: t.subject,
   message_count: t.messageCount,
   last_message_at: iso(t.lastMessageAt),
+  category: t.category ?? null,
   created_at: t.createdAt.toISOString(),
 });

@@ -1,3 +1,5 @@
+import { rows } from '../../database/query-rows.js';
+import type { BounceView } from '../mail-reading/bounce.view.js';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { EntityManager, Repository } from 'typeorm';
@@ -13,11 +15,17 @@ export class ThreadsRepository extends TenantRepository<Thread> {
     super(repo);
   }
 
-  /** A page of threads, filtered by contact, campaign and inbox. */
+  /** A page of threads, filtered by contact, campaign, inbox, reply and category. */
   page(
     workspaceId: string,
     query: PageQueryDto,
-    filter: { contactId?: number; campaignId?: number; inboxId?: string; hasReply?: boolean },
+    filter: {
+      contactId?: number;
+      campaignId?: number;
+      inboxId?: string;
+      hasReply?: boolean;
+      category?: string;
+    },
   ): Promise<Page<Thread>> {
     const qb = this.query(workspaceId, 't');
     if (filter.contactId !== undefined)
@@ -28,6 +36,8 @@ export class ThreadsRepository extends TenantRepository<Thread> {
     // Each value has its partial index (idx_threads_replied, idx_threads_not_replied).
     if (filter.hasReply !== undefined)
       qb.andWhere(filter.hasReply ? 't.repliedAt IS NOT NULL' : 't.repliedAt IS NULL');
+    // idx_threads_category (partial: categorised threads only).
+    if (filter.category !== undefined) qb.andWhere('t.category = :category', { category: filter.category });
     return paginate(qb, 't', query, { tenant: workspaceId, route: 'threads.index' });
   }
 }
@@ -72,11 +82,51 @@ export class MessagesRepository extends TenantRepository<Message> {
  */
 @Injectable()
 export class MessageMarksRepository {
-  /** The message hard bounced (SMTP 5xx or a DSN): what bounce protection counts. */
-  async markBounced(workspaceId: string, messageRowId: number, manager: EntityManager): Promise<void> {
-    await manager.query(
-      `UPDATE messages SET bounced_at = coalesce(bounced_at, now()) WHERE workspace_id = $1 AND id = $2`,
+  /**
+   * Records the bounce verdict on a sent message (once: the first report wins; bounce protection reads
+   * `bounced_at`, set for hard bounces only). Whether this call recorded it.
+   */
+  async markBounce(
+    workspaceId: string,
+    messageRowId: number,
+    verdict: BounceView,
+    manager: EntityManager,
+  ): Promise<boolean> {
+    const marked = await rows<{ id: number }>(
+      manager,
+      `UPDATE messages SET bounce = $3::jsonb, bounce_recorded_at = now(),
+         bounced_at = CASE WHEN $4 THEN coalesce(bounced_at, now()) ELSE bounced_at END
+       WHERE workspace_id = $1 AND id = $2 AND bounce IS NULL RETURNING id`,
+      [workspaceId, messageRowId, JSON.stringify(verdict), verdict.hard],
+    );
+    return marked.length > 0;
+  }
+
+  /** Sent messages of the contact that bounced softly for one of `reasons` within the last `days`. */
+  async countRecentSoftBounces(
+    workspaceId: string,
+    contactId: number,
+    reasons: string[],
+    days: number,
+    manager: EntityManager,
+  ): Promise<number> {
+    const [found] = await rows<{ n: number }>(
+      manager,
+      `SELECT count(*)::int AS n FROM messages m JOIN threads t ON t.id = m.thread_id
+       WHERE t.workspace_id = $1 AND t.contact_id = $2 AND m.workspace_id = $1 AND m.direction = 'outbound'
+         AND m.bounce_recorded_at > now() - make_interval(days => $4) AND m.bounce->>'reason' = ANY($3::text[])`,
+      [workspaceId, contactId, reasons, days],
+    );
+    return found?.n ?? 0;
+  }
+
+  /** Whether a bounce is already recorded on the sent message; locks its row for the transaction. */
+  async lockBounce(workspaceId: string, messageRowId: number, manager: EntityManager): Promise<boolean> {
+    const [found] = await rows<{ bounced: boolean }>(
+      manager,
+      'SELECT bounce IS NOT NULL AS bounced FROM messages WHERE workspace_id = $1 AND id = $2 FOR UPDATE',
       [workspaceId, messageRowId],
     );
+    return found?.bounced ?? false;
   }
 }

@@ -22,6 +22,7 @@ export class ThreadsService {
       campaignId: query.campaign_id,
       inboxId: query.inbox_id?.toLowerCase(),
       hasReply: query.has_reply === undefined ? undefined : query.has_reply === 'true',
+      category: query.category,
     });
   }
 

@@ -28,6 +28,14 @@ export interface ClaimedRow {
 /** `occurred_at` as the envelope shows it, formatted in SQL (no Date round trip). */
 export const OCCURRED_AT_ISO = `to_char(ev.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
+/** What a delivery whose event is gone records (last_error_class `event_expired`). */
+export const EVENT_EXPIRED_ERROR =
+  'event_expired: the event was removed by retention (EVENT_RETENTION_DAYS) before it could be delivered';
+
+/**
+ * Due deliveries whose event is gone (retention removed it) are finished in the same statement,
+ * `failed` with `event_expired`, so they never stay pending at the head of the claim.
+ */
 const CLAIM_SQL = `
 WITH due AS (
   SELECT d.id FROM webhook_deliveries d
@@ -36,6 +44,13 @@ WITH due AS (
   ORDER BY d.next_attempt_at
   LIMIT $1
   FOR UPDATE OF d SKIP LOCKED
+), expired AS (
+  UPDATE webhook_deliveries d
+  SET status = 'failed', next_attempt_at = NULL, last_error = $3, last_error_class = 'event_expired',
+      last_status_code = NULL, last_duration_ms = NULL, last_response_excerpt = NULL
+  FROM due
+  WHERE d.id = due.id AND NOT EXISTS (SELECT 1 FROM events ev WHERE ev.id = d.event_id)
+  RETURNING d.id
 )
 UPDATE webhook_deliveries d
 SET next_attempt_at = now() + make_interval(secs => $2::float8)
@@ -146,9 +161,15 @@ export type LeasedRow = ClaimedRow & { events: number; id: number | null; endpoi
 export class WebhookDeliveryRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  /** Claims up to `limit` due deliveries of enabled endpoints, leased for `leaseSeconds`. */
+  /**
+   * Claims up to `limit` due deliveries of enabled endpoints, leased for `leaseSeconds`; due ones
+   * whose event is gone are finished (`event_expired`) instead.
+   */
   async claimDueAcrossWorkspaces(limit: number, leaseSeconds: number): Promise<ClaimedRow[]> {
-    const raw = (await this.db.query(CLAIM_SQL, [limit, leaseSeconds])) as [ClaimedRow[], number];
+    const raw = (await this.db.query(CLAIM_SQL, [limit, leaseSeconds, EVENT_EXPIRED_ERROR])) as [
+      ClaimedRow[],
+      number,
+    ];
     return raw[0];
   }
 

@@ -20,6 +20,7 @@ export const ERROR_CLASSES = [
   'tls',
   'blocked_target',
   'internal',
+  'event_expired',
 ] as const;
 
 export type ErrorClass = (typeof ERROR_CLASSES)[number];

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req } from '@nestjs/common';
-import { ApiHeader, ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Tenant, WorkspaceAuth } from '../../common/auth/auth.decorator.js';
 import type { WorkspaceTenant } from '../../common/auth/principal.js';
@@ -21,12 +21,6 @@ import {
   type WebhookEndpointView,
 } from './webhook.view.js';
 
-const IDEMPOTENCY_HEADER = ApiHeader({
-  name: 'Idempotency-Key',
-  required: false,
-  description: 'Safe retries (24 h)',
-});
-
 @ApiTags('webhooks')
 @Controller('webhook-endpoints')
 @WorkspaceAuth('webhooks:manage')
@@ -35,7 +29,6 @@ export class WebhooksController {
 
   @Post()
   @HttpCode(201)
-  @IDEMPOTENCY_HEADER
   @ApiOperation({
     operationId: 'v1.webhook_endpoints.store',
     summary: 'Register a webhook endpoint; the signing secret is shown once, in this answer',
@@ -66,7 +59,6 @@ export class WebhooksController {
   }
 
   @Patch(':id')
-  @IDEMPOTENCY_HEADER
   @ApiOperation({
     operationId: 'v1.webhook_endpoints.update',
     summary: 'Change the URL, event families or description of an endpoint',
@@ -95,7 +87,6 @@ export class WebhooksController {
 
   @Post(':id/enable')
   @HttpCode(200)
-  @IDEMPOTENCY_HEADER
   @ApiOperation({
     operationId: 'v1.webhook_endpoints.enable',
     summary: 'Re-enable an endpoint and reset its failure counter; waiting deliveries resume',
@@ -108,7 +99,6 @@ export class WebhooksController {
 
   @Post(':id/rotate-secret')
   @HttpCode(200)
-  @IDEMPOTENCY_HEADER
   @ApiOperation({
     operationId: 'v1.webhook_endpoints.rotate_secret',
     summary: 'Replace the signing secret; the new one is shown once, in this answer',
@@ -121,7 +111,6 @@ export class WebhooksController {
 
   @Post(':id/test')
   @HttpCode(200)
-  @IDEMPOTENCY_HEADER
   @ApiOperation({
     operationId: 'v1.webhook_endpoints.test',
     summary: 'Send one signed `webhook.test` delivery to the endpoint now and answer with its outcome',
@@ -166,13 +155,14 @@ export class WebhooksController {
 
   @Post(':id/deliveries/:delivery_id/redeliver')
   @HttpCode(202)
-  @IDEMPOTENCY_HEADER
   @ApiOperation({
     operationId: 'v1.webhook_endpoints.deliveries.redeliver',
     summary: 'Queue a delivery again with a fresh set of attempts',
+    description:
+      'A delivery whose event was removed by retention (older than the event retention period) cannot be sent again: 409 `conflict`.',
   })
   @ApiDataResponse(WebhookDeliveryResponseDto, 202, 'Accepted')
-  @ApiErrorResponses(404)
+  @ApiErrorResponses(404, 409)
   async redeliver(
     @Tenant() t: WorkspaceTenant,
     @Param('id', IntIdPipe) id: number,

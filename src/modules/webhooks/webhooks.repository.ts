@@ -82,6 +82,23 @@ export class WebhookDeliveriesRepository extends TenantRepository<WebhookDeliver
     return Number(row.id);
   }
 
+  /**
+   * Queues a delivery again with a fresh set of attempts, due now, when its event is still stored;
+   * false when the event is gone (retention removed it): nothing changes then.
+   */
+  async requeueIfEventKept(workspaceId: string, endpointId: number, deliveryId: number): Promise<boolean> {
+    const updated = rowsOf(
+      await this.unscoped().query(
+        `UPDATE webhook_deliveries d SET status = 'pending', attempts = 0, next_attempt_at = now()
+         WHERE d.workspace_id = $1 AND d.endpoint_id = $2 AND d.id = $3
+           AND EXISTS (SELECT 1 FROM events ev WHERE ev.id = d.event_id AND ev.workspace_id = $1)
+         RETURNING d.id`,
+        [workspaceId, endpointId, deliveryId],
+      ),
+    );
+    return updated.length > 0;
+  }
+
   /** A page of one endpoint's deliveries. */
   pageOfEndpoint(
     workspaceId: string,

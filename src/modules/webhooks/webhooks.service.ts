@@ -8,6 +8,7 @@ import type { DataSource } from 'typeorm';
 import { randomUUID } from 'node:crypto';
 import { seal, unseal } from '../../common/crypto/crypto.js';
 import { webhookSecretAt } from '../../common/crypto/sealed-columns.js';
+import { appConfig } from '../../config/app-config.js';
 import { ApiError } from '../../common/http/api-error.js';
 import type { Page, PageQueryDto } from '../../common/http/pagination.js';
 import { WebhookDelivery } from './entities/webhook-delivery.entity.js';
@@ -151,17 +152,18 @@ export class WebhooksService {
 
   /**
    * Queues a delivery again with a fresh set of attempts, due now. A delivery of a disabled
-   * endpoint is queued too and waits for the endpoint to be re-enabled.
+   * endpoint is queued too and waits for the endpoint to be re-enabled. A delivery whose event
+   * retention removed (EVENT_RETENTION_DAYS) cannot be sent again: 409, nothing queued.
    */
   async redeliver(workspaceId: string, endpointId: number, deliveryId: number): Promise<WebhookDeliveryView> {
     await this.find(workspaceId, endpointId);
     const found = await this.deliveries.findOne(workspaceId, { id: deliveryId, endpointId });
     if (!found) throw ApiError.notFound('Webhook delivery');
-    await this.deliveries.update(
-      workspaceId,
-      { id: deliveryId, endpointId },
-      { status: 'pending', attempts: 0, nextAttemptAt: () => 'now()' },
-    );
+    if (!(await this.deliveries.requeueIfEventKept(workspaceId, endpointId, deliveryId))) {
+      throw ApiError.conflict(
+        `The event of this delivery is older than the event retention (${appConfig().eventRetentionDays} days) and was removed; it cannot be delivered again`,
+      );
+    }
     this.worker?.wake();
     const fresh = await this.deliveries.findOne(workspaceId, { id: deliveryId, endpointId });
     return toDeliveryView(fresh!);

@@ -8,6 +8,11 @@ export interface WorkspaceConfig {
   ai_provider: 'openai' | 'anthropic' | 'google' | 'mistral' | 'none';
   ai_model: string | null;
   /**
+   * Calls to the AI provider per UTC day (CONTRACT §20); once reached, the built-in rules categorise
+   * the day's remaining replies. 0 never calls.
+   */
+  ai_daily_limit: number;
+  /**
    * Bounce protection: a campaign whose hard bounces among its last 100 sends (once it has 20) exceed
    * this percentage is paused (`paused_reason: bounce_rate`). 0 turns it off.
    */
@@ -22,6 +27,7 @@ export const DEFAULT_WORKSPACE_CONFIG: WorkspaceConfig = {
   message_body_retention_days: 365,
   ai_provider: 'none',
   ai_model: null,
+  ai_daily_limit: 1000,
   bounce_rate_pause_percent: 5,
 };
 

@@ -1,10 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { MAX_ID } from '../../../common/http/id-params.js';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsOptional } from 'class-validator';
+import { QueryIdFilter } from '../../../common/http/id-params.js';
 import { Check } from '../../../common/http/check.js';
 import { PageQueryDto } from '../../../common/http/pagination.js';
-import { isRealDate } from '../../contacts/contact-fields.js';
+import { isRealDate } from '../../../common/time/dates.js';
 
 const DAY_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
@@ -32,12 +31,7 @@ export class DailyMetricsQueryDto extends PageQueryDto {
   @IsDay()
   to?: string;
 
-  @ApiPropertyOptional({ minimum: 1, description: 'Only this campaign' })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: 'campaign_id must be a positive integer' })
-  @Min(1, { message: 'campaign_id must be a positive integer' })
-  @Max(MAX_ID, { message: 'campaign_id must be a positive integer' })
+  @QueryIdFilter('campaign_id', { description: 'Only this campaign' })
   campaign_id?: number;
 }
 
@@ -46,8 +40,10 @@ export interface DailyMetricView {
   campaign_id: number;
   sent: number;
   replied: number;
+  interested: number;
   auto_replied: number;
   bounced: number;
+  soft_bounced: number;
   complained: number;
   unsubscribed: number;
   enrolled: number;
@@ -59,8 +55,22 @@ export class DailyMetricResponseDto implements DailyMetricView {
   @ApiProperty() campaign_id: number;
   @ApiProperty({ description: 'Messages sent' }) sent: number;
   @ApiProperty({ description: 'Replies received (auto-replies excluded)' }) replied: number;
+  @ApiProperty({
+    description:
+      "Replies categorised `interested` (by the rules, the workspace's AI provider or a correction), on the day the reply was received",
+  })
+  interested: number;
   @ApiProperty({ description: 'Auto-replies (out of office and similar)' }) auto_replied: number;
-  @ApiProperty({ description: 'Hard bounces' }) bounced: number;
+  @ApiProperty({
+    description:
+      'Hard bounces (the address cannot receive mail: user_unknown, host_unknown, has_moved, not_accept)',
+  })
+  bounced: number;
+  @ApiProperty({
+    description:
+      'Soft bounces (every other reason: mailbox full, blocked by policy, ...), not counted in `bounced`',
+  })
+  soft_bounced: number;
   @ApiProperty({
     description:
       'Spam complaints (RFC 5965 feedback reports matched to a sent message), on the campaign of that message; a second report of the same address is not counted',

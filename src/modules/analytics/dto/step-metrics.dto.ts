@@ -1,7 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsDefined, IsInt, IsOptional, Max, Min } from 'class-validator';
-import { MAX_ID } from '../../../common/http/id-params.js';
+import { IsOptional } from 'class-validator';
+import { QueryIdFilter } from '../../../common/http/id-params.js';
 import { Check } from '../../../common/http/check.js';
 import { isDay } from './daily-metrics.dto.js';
 
@@ -9,12 +8,7 @@ const IsDay = (): PropertyDecorator =>
   Check('isDay', isDay, (property) => `${property} must be a date YYYY-MM-DD`);
 
 export class StepMetricsQueryDto {
-  @ApiProperty({ minimum: 1, example: 42, description: 'The campaign (required)' })
-  @IsDefined({ message: 'campaign_id is required' })
-  @Type(() => Number)
-  @IsInt({ message: 'campaign_id must be a positive integer' })
-  @Min(1, { message: 'campaign_id must be a positive integer' })
-  @Max(MAX_ID, { message: 'campaign_id must be a positive integer' })
+  @QueryIdFilter('campaign_id', { required: true, example: 42, description: 'The campaign (required)' })
   campaign_id: number;
 
   @ApiPropertyOptional({
@@ -42,7 +36,9 @@ export interface StepMetricView {
   variant: string | null;
   sent: number;
   replied: number;
+  interested: number;
   bounced: number;
+  soft_bounced: number;
   unsubscribed: number;
 }
 
@@ -70,8 +66,16 @@ export class StepMetricResponseDto implements StepMetricView {
     description: 'Replies, counted for the variant of the last message sent in the thread',
   })
   replied: number;
+  @ApiProperty({
+    example: 4,
+    description:
+      'Replies categorised `interested`, counted like `replied` (the variant of the last message sent in the thread)',
+  })
+  interested: number;
   @ApiProperty({ example: 3, description: 'Hard bounces of messages with this step and variant' })
   bounced: number;
+  @ApiProperty({ example: 2, description: 'Soft bounces of messages with this step and variant' })
+  soft_bounced: number;
   @ApiProperty({
     example: 1,
     description: 'Unsubscribes, counted for the variant of the last message sent to the enrollment',

@@ -12,8 +12,12 @@ export class DailyMetric {
   @Column({ type: 'bigint' }) campaignId: number;
   @Column({ type: 'integer', default: 0 }) sent: number;
   @Column({ type: 'integer', default: 0 }) replied: number;
+  /** Replies categorised `interested` (CONTRACT §20), on the reply's day. */
+  @Column({ type: 'integer', default: 0 }) interested: number;
   @Column({ type: 'integer', default: 0 }) autoReplied: number;
   @Column({ type: 'integer', default: 0 }) bounced: number;
+  /** Soft bounces (CONTRACT §18): not counted in `bounced`. */
+  @Column({ type: 'integer', default: 0 }) softBounced: number;
   @Column({ type: 'integer', default: 0 }) complained: number;
   @Column({ type: 'integer', default: 0 }) unsubscribed: number;
   @Column({ type: 'integer', default: 0 }) enrolled: number;

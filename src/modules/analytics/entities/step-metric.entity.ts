@@ -18,6 +18,10 @@ export class StepMetric {
   @Column({ type: 'text' }) variant: string;
   @Column({ type: 'integer', default: 0 }) sent: number;
   @Column({ type: 'integer', default: 0 }) replied: number;
+  /** Replies categorised `interested` (CONTRACT §20), on the reply's day. */
+  @Column({ type: 'integer', default: 0 }) interested: number;
   @Column({ type: 'integer', default: 0 }) bounced: number;
+  /** Soft bounces (CONTRACT §18): not counted in `bounced`. */
+  @Column({ type: 'integer', default: 0 }) softBounced: number;
   @Column({ type: 'integer', default: 0 }) unsubscribed: number;
 }

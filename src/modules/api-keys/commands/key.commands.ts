@@ -6,6 +6,7 @@ import {
   required,
   type JsonFlag,
 } from '../../../common/cli/json-command.js';
+import { PROVISIONING_SCOPES, WORKSPACE_SCOPES } from '../../../common/auth/scopes.js';
 import type { KeyTier } from '../../../common/auth/token.js';
 import { ApiKeysService } from '../api-keys.service.js';
 import { toApiKeyView } from '../api-key.view.js';
@@ -51,7 +52,13 @@ export class KeyCreateCommand extends JsonCommand<CreateFlags> {
   parseOrg(v: string): string {
     return v;
   }
-  @Option({ flags: '--scopes <list>', description: 'comma-separated scopes', required: true })
+  @Option({
+    flags: '--scopes <list>',
+    description:
+      `comma-separated scopes; workspace keys: ${WORKSPACE_SCOPES.join(', ')}; ` +
+      `provisioning keys: ${PROVISIONING_SCOPES.join(', ')}`,
+    required: true,
+  })
   parseScopes(v: string): string[] {
     return list(v);
   }

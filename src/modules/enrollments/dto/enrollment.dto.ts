@@ -3,7 +3,8 @@ import { MAX_ID } from '../../../common/http/id-params.js';
 import { Transform } from 'class-transformer';
 import { ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 import { PageQueryDto } from '../../../common/http/pagination.js';
-import { NoNulCharacters, QueryIdFilter } from '../../sequences/dto/text-rules.js';
+import { QueryIdFilter } from '../../../common/http/id-params.js';
+import { NoNulCharacters } from '../../sequences/dto/text-rules.js';
 import { ENROLLMENT_STATUSES, STOP_REASONS, type EnrollmentStatus } from '../enrollment-state.js';
 import type { EnrollmentView } from '../enrollment.view.js';
 

@@ -1,16 +1,16 @@
 import { ApiSchemaRules, exactlyOneOf } from '../../../common/http/schema-rules.js';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsArray, IsBoolean, IsOptional, IsString } from 'class-validator';
 
 export class ImportContactDto {
-  @ApiProperty({
+  @ApiPropertyOptional({
     example: 'ada@example.com',
     description:
-      'Trimmed and lower-cased. The schema describes a row that is imported: a row without a valid email, or with a ' +
-      'field not listed here, is not imported but counted in error_count and listed in errors (the import itself is ' +
-      'accepted, 202)',
+      'Needed for the row to be imported; trimmed and lower-cased. A row without a valid email, or with a field not ' +
+      'listed here, is accepted with the request (202) but not imported: it is counted in error_count and listed in ' +
+      'errors with its row number',
   })
-  email: string;
+  email?: string;
   @ApiPropertyOptional({ type: String, nullable: true }) first_name?: string | null;
   @ApiPropertyOptional({ type: String, nullable: true }) last_name?: string | null;
   @ApiPropertyOptional({ type: String, nullable: true }) company?: string | null;

@@ -37,6 +37,8 @@ export class WorkspaceConfigViewDto implements WorkspaceConfig {
   @ApiProperty({ enum: ['openai', 'anthropic', 'google', 'mistral', 'none'] })
   ai_provider: WorkspaceConfig['ai_provider'];
   @ApiProperty({ type: String, nullable: true }) ai_model: string | null;
+  @ApiProperty({ example: 1000, description: 'AI provider calls per UTC day; 0 never calls' })
+  ai_daily_limit: number;
   @ApiProperty({
     type: Number,
     format: 'double',

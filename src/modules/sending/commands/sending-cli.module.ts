@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ApiKeysModule } from '../../api-keys/api-keys.module.js';
 import { CampaignsModule } from '../../campaigns/campaigns.module.js';
+import { EnrollmentScheduleModule } from '../../enrollments/reevaluate-deferred.js';
 import { InboxesModule } from '../../inboxes/inboxes.module.js';
 import { OrganizationsModule } from '../../organizations/organizations.module.js';
 import { SequencesModule } from '../../sequences/sequences.module.js';
@@ -17,6 +18,7 @@ import { MailSinkCommand } from './mail-sink.command.js';
     InboxesModule,
     SequencesModule,
     CampaignsModule,
+    EnrollmentScheduleModule,
   ],
   providers: [DemoCommand, MailSinkCommand],
 })

@@ -5,20 +5,16 @@
  */
 import type { DataSource, EntityManager } from 'typeorm';
 import { logger } from '../../../common/logging/logger.js';
-import { recordHardBounce } from '../../enrollments/enrollment-effects.js';
+import { recordBounce } from '../../enrollments/enrollment-effects.js';
+import { recordEvent } from '../../events/outbox.js';
 import { SmtpSendError } from '../smtp-transport.pool.js';
 import { RETRY_DELAY_SECONDS, type Outcome, type Prepared } from './engine.types.js';
 import type { SendRepository } from './send.repository.js';
-import { classifySmtpFailure, type SmtpError } from './smtp-outcome.js';
+import { classifySmtpFailure, refusalVerdict, type SmtpError } from './smtp-outcome.js';
 
 /** The note (message `error`, enrollment `stop_note`) of a step whose outcome is unknown. */
 export const inDoubtNote = (position: number, what: string): string =>
   `outcome unknown: step ${position} ${what}; it will not be resent. Review, then resume to continue with the next step.`;
-
-function enhancedStatus(response: string | undefined): string | null {
-  const m = /\b([245]\.\d{1,3}\.\d{1,3})\b/.exec(response ?? '');
-  return m ? m[1] : null;
-}
 
 export class SendFailures {
   constructor(
@@ -41,6 +37,16 @@ export class SendFailures {
     await this.sends.pause(workspaceId, enrollmentId, note, m);
   }
 
+  /** A sender-side refusal: shown on the inbox (which stays active) and announced as `inbox.error`. */
+  private async inboxError(m: EntityManager, p: Prepared, error: string): Promise<void> {
+    await this.sends.noteInboxFailure(p.workspaceId, p.inbox.id, error, false, m);
+    await recordEvent(m, {
+      workspaceId: p.workspaceId,
+      type: 'inbox.error',
+      data: { inbox_id: p.inbox.id, email: p.inbox.email, status: p.inbox.status, error },
+    });
+  }
+
   /** Forgets a record that never reached the server; the step is due again after `delaySeconds`. */
   dropRecord(m: EntityManager, p: Prepared, delaySeconds: number): Promise<void> {
     return this.sends.dropRecord(p.workspaceId, p, delaySeconds, m);
@@ -53,20 +59,25 @@ export class SendFailures {
     const handedOver = err instanceof SmtpSendError ? err.trace.handedOver() : false;
     const failure = classifySmtpFailure(smtpError ?? {}, handedOver);
     if (failure.kind === 'bounced') {
-      // The server refused this recipient or message for good: a hard bounce.
+      // The server refused this recipient or message for good: a bounce, hard only when the reply
+      // says the address cannot receive mail (CONTRACT §18).
+      const verdict = refusalVerdict(smtpError, failure.responseCode);
       await this.ds.transaction(async (m) => {
         // `failed` first: bounce protection counts this send among the campaign's recent ones.
-        await this.sends.markFailed(p.workspaceId, p.messageRowId, `hard bounce: ${failure.reason}`, m);
-        await recordHardBounce(m, {
+        const note = verdict.hard
+          ? `hard bounce: ${failure.reason}`
+          : `soft bounce (${verdict.reason}): ${failure.reason}`;
+        await this.sends.markFailed(p.workspaceId, p.messageRowId, note, m);
+        const { senderSide } = await recordBounce(m, {
           workspaceId: p.workspaceId,
           contactId: p.contactId,
           email: p.mail.to,
           enrollmentId: p.enrollmentId,
           campaignId: p.campaignId,
           messageRowId: p.messageRowId,
-          statusCode: enhancedStatus(smtpError.response) ?? String(failure.responseCode),
-          diagnostic: smtpError.response ?? smtpError.message ?? null,
+          verdict,
         });
+        if (senderSide) await this.inboxError(m, p, `${verdict.reason} bounce: ${failure.reason}`);
       });
       return 'bounced';
     }

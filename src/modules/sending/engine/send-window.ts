@@ -12,7 +12,8 @@
  * need no special case.
  */
 import type { CampaignSchedule } from '../../campaigns/entities/campaign.entity.js';
-import { isIanaTimezone, localTime, minutes, windowContains } from '../../campaigns/schedule.js';
+import { canonicalTimezone } from '../../../common/time/time-zones.js';
+import { localTime, minutes, windowContains } from '../../campaigns/schedule.js';
 
 const MINUTE = 60_000;
 const DAY_MINUTES = 24 * 60;
@@ -30,16 +31,17 @@ export interface SendTiming {
 }
 
 /**
- * The zone a campaign's schedule is read in for a contact: the contact's IANA `timezone` when the
- * campaign sends in the contact's timezone and the contact has a valid one, else the schedule's.
+ * The zone a campaign's schedule is read in for a contact: the contact's `timezone` (its canonical
+ * IANA name) when the campaign sends in the contact's timezone and the contact has a valid one, else
+ * the schedule's.
  */
 export function sendingTimezone(
   schedule: CampaignSchedule | null,
   inContactTimezone: boolean,
   contactTimezone: unknown,
 ): string | undefined {
-  if (inContactTimezone && isIanaTimezone(contactTimezone)) return contactTimezone;
-  return schedule?.timezone;
+  const contactZone = inContactTimezone ? canonicalTimezone(contactTimezone) : undefined;
+  return contactZone ?? schedule?.timezone;
 }
 
 /** True when sending is allowed at `at`; a campaign without a schedule sends at any time. */

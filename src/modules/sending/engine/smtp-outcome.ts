@@ -8,6 +8,8 @@
  * replies carry `responseCode`; nodemailer tags a reply to the end of DATA with code EMESSAGE, and a
  * refused DATA command with code EENVELOPE and command 'DATA'.
  */
+import { MAX_DIAGNOSTIC_CHARS, toBounceView, type BounceView } from '../../mail-reading/bounce.view.js';
+import { decideReason } from '../../mail-reading/reason.js';
 
 /** The fields of a nodemailer error this looks at. */
 export interface SmtpError {
@@ -22,7 +24,7 @@ export interface SmtpError {
 export type SmtpFailure =
   /** The server cannot have accepted the message: drop the record, retry later. */
   | { kind: 'not_sent'; reason: string; inboxError: boolean }
-  /** Refused for good (5xx to RCPT TO or to the end of DATA): a hard bounce. */
+  /** Refused for good (5xx to RCPT TO or to the end of DATA): a bounce (its reason: refusalVerdict). */
   | { kind: 'bounced'; responseCode: number; reason: string }
   /** The message was handed over and the final reply never came: never resend, ask for review. */
   | { kind: 'unknown'; reason: string };
@@ -48,4 +50,17 @@ export function classifySmtpFailure(err: SmtpError, handedOver: boolean): SmtpFa
     return { kind: 'bounced', responseCode: code, reason };
   }
   return { kind: 'not_sent', reason, inboxError: err.code === 'EAUTH' || (code !== null && code >= 500) };
+}
+
+/**
+ * The bounce verdict of a send the server refused for good (CONTRACT §18): the reason is read from
+ * the reply's enhanced status, code and text like a delivery-failure report's, so "550 5.7.1 blocked
+ * by policy" is a sender-side soft bounce and only an address-level refusal is hard.
+ */
+export function refusalVerdict(err: SmtpError, responseCode: number): BounceView {
+  const text = (err.response ?? err.message ?? '').replace(/\s+/g, ' ').trim().slice(0, MAX_DIAGNOSTIC_CHARS);
+  const status = /\b([245]\.\d{1,3}\.\d{1,3})\b/.exec(text)?.[1] ?? null;
+  const input = { status, smtpCode: responseCode, diagnostic: text || null, action: 'failed' };
+  const { reason, hard } = decideReason(input);
+  return toBounceView({ ...input, reason, hard });
 }

@@ -1,5 +1,5 @@
 import { Body, Controller, Headers, Param, Post, Res } from '@nestjs/common';
-import { ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Tenant, WorkspaceAuth } from '../../../common/auth/auth.decorator.js';
 import type { WorkspaceTenant } from '../../../common/auth/principal.js';
@@ -28,6 +28,9 @@ const EXAMPLE = {
   step_position: null,
   variant: null,
   error: null,
+  bounce: null,
+  category: null,
+  category_source: null,
   created_at: '2026-11-24T10:15:02.118Z',
 };
 
@@ -39,12 +42,6 @@ export class ManualReplyController {
 
   @Post('threads/:thread/messages')
   @WorkspaceAuth('threads:write')
-  @ApiHeader({
-    name: 'Idempotency-Key',
-    required: false,
-    description:
-      'Recommended: a retry with the same key never sends the reply twice (24 h; also after a crash mid-send)',
-  })
   @ApiOperation({
     operationId: 'v1.threads.messages.store',
     summary: 'Reply in a thread: send a message from its inbox to its contact now',

@@ -181,12 +181,14 @@ export class ManualReplyRepository {
     return marked.map((r) => Number(r.id));
   }
 
-  /** Forgets a record the server cannot have accepted. */
-  async dropSending(workspaceId: string, id: number, m: EntityManager): Promise<void> {
-    await m.query(`DELETE FROM messages WHERE workspace_id = $1 AND id = $2 AND status = 'sending'`, [
-      workspaceId,
-      id,
-    ]);
+  /** Forgets a record the server cannot have accepted; false when it was no longer `sending`. */
+  async dropSending(workspaceId: string, id: number, m: EntityManager): Promise<boolean> {
+    const dropped = await rows<{ id: number }>(
+      m,
+      `DELETE FROM messages WHERE workspace_id = $1 AND id = $2 AND status = 'sending' RETURNING id`,
+      [workspaceId, id],
+    );
+    return dropped.length > 0;
   }
 
   /** The current UTC day, as the capacity counters see it. */

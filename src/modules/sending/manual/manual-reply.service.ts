@@ -11,7 +11,9 @@
  *    request's Idempotency-Key. Committed before SMTP.
  * 2. SMTP through the inbox's pooled transport, within MANUAL_SEND_DEADLINE_MS.
  * 3. The outcome, classified by the engine's smtp-outcome.ts:
- *    - accepted: `sent`, counted in the thread, `message.sent` → 201;
+ *    - accepted: `sent`, counted in the thread, `message.sent` → 201; but a row no longer `sending`
+ *      (resolved meanwhile by the stale-reply sweep or a same-key retry) keeps what it records, and
+ *      the answer is that record with 202, no `message.sent` (CONTRACT §21);
  *    - refused for good (5xx to RCPT TO or to the end of DATA): a hard bounce (suppressed `bounced`,
  *      `email.bounced`, the thread's enrollment stopped), the message `failed` → 422 `contact_id`;
  *    - handed over without a final reply: never resent, the message `failed` with `error`
@@ -28,7 +30,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { ApiError } from '../../../common/http/api-error.js';
 import { logger } from '../../../common/logging/logger.js';
 import { appConfig } from '../../../config/app-config.js';
-import { recordHardBounce } from '../../enrollments/enrollment-effects.js';
+import { recordBounce } from '../../enrollments/enrollment-effects.js';
 import { recordEvent } from '../../events/outbox.js';
 import { openSettings } from '../../inboxes/inbox-credentials.js';
 import type { Message } from '../../threads/entities/message.entity.js';
@@ -37,7 +39,13 @@ import { signUnsubscribeToken } from '../../unsubscribe/unsubscribe-token.js';
 import { CapacityRepository } from '../engine/capacity.repository.js';
 import { newMessageId, replySubject, unsubscribeHeaders, unsubscribeUrl } from '../engine/compose.js';
 import { SendRepository } from '../engine/send.repository.js';
-import { classifySmtpFailure, type SmtpError, type SmtpFailure } from '../engine/smtp-outcome.js';
+import { countSend } from '../../../common/metrics/metrics.js';
+import {
+  classifySmtpFailure,
+  refusalVerdict,
+  type SmtpError,
+  type SmtpFailure,
+} from '../engine/smtp-outcome.js';
 import { SmtpSendError, SmtpTransportPool, sendWithin } from '../smtp-transport.pool.js';
 import type { ManualReplyDto } from './dto/manual-reply.dto.js';
 import { ManualReplyRepository, type ReplyContext } from './manual-reply.repository.js';
@@ -75,6 +83,12 @@ const hardBounceError = (what: string): ApiError =>
   ApiError.validation(
     'contact_id',
     `The recipient's mail server refused the address for good (${what.slice(0, 200)}); the reply is recorded as failed and the address is now suppressed (bounced)`,
+  );
+
+const softBounceError = (reason: string): ApiError =>
+  ApiError.validation(
+    'contact_id',
+    `The recipient's mail server refused this message (${reason.slice(0, 100)}); the reply is recorded as failed and the address stays sendable`,
   );
 
 @Injectable()
@@ -120,8 +134,11 @@ export class ManualReplyService {
       return this.failed(workspaceId, recorded, refused);
     }
     const message = await this.ds.transaction(async (m) => {
-      await this.replies.markSent(workspaceId, recorded.id, new Date(), m);
+      const marked = await this.replies.markSent(workspaceId, recorded.id, new Date(), m);
       const sent = await this.replies.findMessage(workspaceId, recorded.id, m);
+      // Resolved meanwhile (the stale-reply sweep, or a retry with the same Idempotency-Key after
+      // this request's key lease lapsed): what is recorded stands, and is what the client is told.
+      if (!marked) return sent;
       await recordEvent(m, {
         workspaceId,
         type: 'message.sent',
@@ -134,7 +151,8 @@ export class ManualReplyService {
       });
       return sent;
     });
-    return { status: 201, message: toMessageView(message) };
+    if (message.status === 'sent') countSend('sent', workspaceId);
+    return { status: message.status === 'sent' ? 201 : 202, message: toMessageView(message) };
   }
 
   /** A reply recorded earlier with this Idempotency-Key (its first request died or its record expired). */
@@ -165,6 +183,7 @@ export class ManualReplyService {
         found = await this.replies.findMessage(workspaceId, found.id, m);
       }
       if (found.error?.startsWith('hard bounce')) throw hardBounceError(found.error);
+      if (found.error?.startsWith('soft bounce')) throw softBounceError(found.error);
       return { status: found.status === 'sent' ? 201 : 202, message: toMessageView(found) };
     });
   }
@@ -251,8 +270,9 @@ export class ManualReplyService {
       'manual reply: SMTP failure',
     );
     if (failure.kind === 'bounced') {
+      const verdict = refusalVerdict(smtpError, failure.responseCode);
       await this.ds.transaction(async (m) => {
-        await recordHardBounce(m, {
+        await recordBounce(m, {
           workspaceId,
           contactId: ctx.contactId,
           email: r.mail.to,
@@ -260,14 +280,15 @@ export class ManualReplyService {
           campaignId: ctx.campaignId,
           // The manual message's own status is this service's to set (failed, below).
           messageRowId: null,
-          statusCode:
-            /\b([245]\.\d{1,3}\.\d{1,3})\b/.exec(smtpError.response ?? '')?.[1] ??
-            String(failure.responseCode),
-          diagnostic: smtpError.response ?? smtpError.message ?? null,
+          verdict,
         });
-        await this.sends.markFailed(workspaceId, r.id, `hard bounce: ${failure.reason}`, m);
+        const note = verdict.hard
+          ? `hard bounce: ${failure.reason}`
+          : `soft bounce (${verdict.reason}): ${failure.reason}`;
+        await this.sends.markFailed(workspaceId, r.id, note, m);
       });
-      throw hardBounceError(String(failure.responseCode));
+      countSend('bounced', workspaceId);
+      throw verdict.hard ? hardBounceError(String(failure.responseCode)) : softBounceError(verdict.reason);
     }
     if (failure.kind === 'unknown') {
       const message = await this.ds.transaction(async (m) => {
@@ -276,14 +297,22 @@ export class ManualReplyService {
         await this.sends.markFailed(workspaceId, r.id, note, m);
         return this.replies.findMessage(workspaceId, r.id, m);
       });
+      countSend('failed', workspaceId);
       return { status: 202, message: toMessageView(message) };
     }
-    await this.ds.transaction(async (m) => {
+    const resolved = await this.ds.transaction(async (m) => {
       await this.sends.noteInboxFailure(workspaceId, ctx.inbox.id, failure.reason, failure.inboxError, m);
-      await this.replies.dropSending(workspaceId, r.id, m);
+      if (!(await this.replies.dropSending(workspaceId, r.id, m))) {
+        // Resolved meanwhile (see reply()): the record stands, its slot stays taken.
+        return this.replies.findMessage(workspaceId, r.id, m);
+      }
       await this.capacity.giveBackInboxCount(workspaceId, ctx.inbox.id, r.day, 1, m);
       await this.capacity.addToCounter(workspaceId, 'domain', ctx.inbox.domain.toLowerCase(), r.day, -1, m);
+      return null;
     });
+    if (resolved) return { status: 202, message: toMessageView(resolved) };
+    // Nothing was sent; the caller may retry: the engine's word for a step put off is `deferred`.
+    countSend('deferred', workspaceId);
     throw new ApiError(
       503,
       'service_unavailable',

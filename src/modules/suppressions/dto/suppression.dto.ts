@@ -4,7 +4,7 @@ import { Transform } from 'class-transformer';
 import { IsIn, IsOptional, isFQDN, ValidateIf } from 'class-validator';
 import { Check } from '../../../common/http/check.js';
 import { PageQueryDto } from '../../../common/http/pagination.js';
-import { EMAIL_MAX_LENGTH, isValidEmail, normalizeEmail } from '../../contacts/contact-fields.js';
+import { EMAIL_MAX_LENGTH, isValidEmail, normalizeEmail } from '../../../common/email/address.js';
 import { SUPPRESSION_REASONS, type SuppressionReason } from '../entities/suppression.entity.js';
 import type { SuppressionView } from '../suppression.view.js';
 

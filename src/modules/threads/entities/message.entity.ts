@@ -1,5 +1,7 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { CreatedAt, Timestamp } from '../../../database/columns.js';
+import type { BounceView } from '../../mail-reading/bounce.view.js';
+import type { CategorySource, ReplyCategory } from '../reply-category.js';
 
 export type MessageDirection = 'outbound' | 'inbound';
 /**
@@ -21,6 +23,8 @@ export type MessageStatus = 'sending' | 'sent' | 'failed' | 'received';
   unique: true,
   where: 'idempotency_key IS NOT NULL',
 })
+@Index('idx_messages_outbound_to', ['workspaceId', 'toAddress', 'id'], { where: "direction = 'outbound'" })
+@Index('idx_messages_uncategorised', ['id'], { where: "kind = 'reply' AND category IS NULL" })
 @Index('idx_messages_manual_sending', ['smtpStartedAt'], { where: "status = 'sending' AND kind = 'manual'" })
 export class Message {
   @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: number;
@@ -47,9 +51,22 @@ export class Message {
   @Column({ type: 'text', nullable: true }) variant: string | null;
   /** Internal: when the message hard bounced (SMTP 5xx or a DSN); read by bounce protection. */
   @Timestamp() bouncedAt: Date | null;
+  /**
+   * The bounce verdict (CONTRACT §18): on a sent message that bounced (set once) and on the report
+   * (kind `bounce`) that said so. The API shows a sent message with a verdict as `status: "bounced"`.
+   */
+  @Column({ type: 'jsonb', nullable: true }) bounce: BounceView | null;
+  /** Internal: when `bounce` was recorded on a sent message (the 30-day soft-bounce rule). */
+  @Timestamp() bounceRecordedAt: Date | null;
   /** Internal: set just before the message's SMTP conversation began. */
   @Timestamp() smtpStartedAt: Date | null;
   /** Internal: the Idempotency-Key of a manual reply, so a retry never sends it twice. */
   @Column({ type: 'text', nullable: true }) idempotencyKey: string | null;
+  /** A reply's category (CONTRACT §20): null until the `reply-categorize` sweep decides it. */
+  @Column({ type: 'text', nullable: true }) category: ReplyCategory | null;
+  /** `rules`, `ai` or `manual` (`PATCH /threads/{id}`); null while `category` is. */
+  @Column({ type: 'text', nullable: true }) categorySource: CategorySource | null;
+  /** Internal: the categorising sweep's claim; an expired lease is taken again. */
+  @Timestamp() categoryLeaseUntil: Date | null;
   @CreatedAt() createdAt: Date;
 }

@@ -1,11 +1,15 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { CreatedAt, Timestamp } from '../../../database/columns.js';
+import type { ReplyCategory } from '../reply-category.js';
 
 @Entity('threads')
 @Index(['workspaceId', 'createdAt', 'id'])
 @Index('idx_threads_campaign', ['workspaceId', 'campaignId', 'createdAt', 'id'])
 @Index('idx_threads_inbox', ['workspaceId', 'inboxId', 'createdAt', 'id'])
 @Index('idx_threads_replied', ['workspaceId', 'createdAt', 'id'], { where: 'replied_at IS NOT NULL' })
+@Index('idx_threads_category', ['workspaceId', 'category', 'createdAt', 'id'], {
+  where: 'category IS NOT NULL',
+})
 @Index('idx_threads_not_replied', ['workspaceId', 'createdAt', 'id'], { where: 'replied_at IS NULL' })
 export class Thread {
   @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: number;
@@ -19,5 +23,7 @@ export class Thread {
   @Timestamp() lastMessageAt: Date | null;
   /** Internal: when the contact first replied in this thread (the `has_reply` filter). */
   @Timestamp() repliedAt: Date | null;
+  /** The category of the thread's latest categorised reply (the `category` filter); null before one. */
+  @Column({ type: 'text', nullable: true }) category: ReplyCategory | null;
   @CreatedAt() createdAt: Date;
 }

@@ -57,6 +57,19 @@ export class WorkspaceConfigDto {
   ai_model?: string | null;
 
   @ApiPropertyOptional({
+    minimum: 0,
+    maximum: 1000000,
+    default: 1000,
+    description:
+      "Calls to the workspace's AI provider per UTC day to categorise replies; once reached, the built-in rules decide the day's remaining replies. 0 never calls",
+  })
+  @IfPresent()
+  @IsInt()
+  @Min(0)
+  @Max(1000000)
+  ai_daily_limit?: number;
+
+  @ApiPropertyOptional({
     type: Number,
     format: 'double',
     minimum: 0,

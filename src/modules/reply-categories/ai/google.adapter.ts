@@ -1,0 +1,45 @@
+/**
+ * Google (Gemini API) through its official SDK (`@google/genai`): `generateContent` with
+ * `responseMimeType: application/json` and a response schema whose category is an enum. Always the
+ * Gemini API with the key (never Vertex AI, whatever `GOOGLE_GENAI_USE_VERTEXAI` says), one attempt.
+ */
+import { GoogleGenAI, Type } from '@google/genai';
+import { REPLY_CATEGORIES } from '../../threads/reply-category.js';
+import type { AiAdapter } from './ai-adapter.js';
+import { SYSTEM_PROMPT, parseCategoryAnswer, userMessage } from './prompt.js';
+
+export const GOOGLE_DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.com';
+
+export const askGoogle: AiAdapter = async ({ text, model, apiKey, baseUrl, signal, timeoutMs }) => {
+  const client = new GoogleGenAI({
+    vertexai: false,
+    apiKey,
+    httpOptions: {
+      baseUrl: baseUrl ?? GOOGLE_DEFAULT_BASE_URL,
+      timeout: timeoutMs,
+      retryOptions: { attempts: 1 },
+      // Node's fetch as it is. Without one, the SDK wraps fetch in a dispatcher that looks for undici's
+      // global dispatcher on globalThis, which it does not find under Jest's VM sandbox ("fetch
+      // failed"); the undici timeouts that wrapper lifts (300 s) are moot under our 10 s bound.
+      fetch: (input, init) => fetch(input, init),
+    },
+  });
+  const response = await client.models.generateContent({
+    model,
+    contents: [{ role: 'user', parts: [{ text: userMessage(text) }] }],
+    config: {
+      systemInstruction: SYSTEM_PROMPT,
+      temperature: 0,
+      responseMimeType: 'application/json',
+      responseSchema: {
+        type: Type.OBJECT,
+        properties: { category: { type: Type.STRING, enum: [...REPLY_CATEGORIES] } },
+        required: ['category'],
+      },
+      abortSignal: signal,
+    },
+  });
+  const parts = response.candidates?.[0]?.content?.parts ?? [];
+  const answer = parts.map((part) => part.text ?? '').join('');
+  return parseCategoryAnswer(answer);
+};

@@ -1,0 +1,43 @@
+/**
+ * OpenAI through its official SDK (`openai`): Chat Completions with `response_format: json_schema`
+ * (strict), the category an enum. No retries (the 10 s bound covers one attempt), the SDK's logging off
+ * (it would otherwise follow `OPENAI_LOG`, whose debug level prints request bodies).
+ */
+import OpenAI from 'openai';
+import type { AiAdapter } from './ai-adapter.js';
+import {
+  ANSWER_NAME,
+  categoryJsonSchema,
+  SYSTEM_PROMPT,
+  parseCategoryAnswer,
+  userMessage,
+} from './prompt.js';
+
+export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+
+export const askOpenAi: AiAdapter = async ({ text, model, apiKey, baseUrl, signal, timeoutMs }) => {
+  const client = new OpenAI({
+    apiKey,
+    baseURL: baseUrl ?? OPENAI_DEFAULT_BASE_URL,
+    maxRetries: 0,
+    timeout: timeoutMs,
+    logLevel: 'off',
+  });
+  const completion = await client.chat.completions.create(
+    {
+      model,
+      messages: [
+        { role: 'system', content: SYSTEM_PROMPT },
+        { role: 'user', content: userMessage(text) },
+      ],
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: ANSWER_NAME, strict: true, schema: categoryJsonSchema() },
+      },
+    },
+    { signal },
+  );
+  const message = completion.choices?.[0]?.message;
+  if (!message || message.refusal) return null;
+  return parseCategoryAnswer(message.content);
+};
