@@ -10,8 +10,9 @@
  * Failures: a lost or failed connection is opened again after a back-off (1 s doubling up to 5 min,
  * each wait drawn between half and all of it), and never more than IMAP_LOGINS_PER_HOUR times per
  * clock hour (counted across workers); a read that fails transiently on the database side keeps the
- * connection and is tried again after IMAP_POLL_SECONDS. Opening a connection, and one read, may take
- * IMAP_POLL_DEADLINE_SECONDS before the connection is closed. Three failures in a row show on the
+ * connection and is tried again after IMAP_POLL_SECONDS. Opening a connection, and each step of a read
+ * (before the first mail, between two mails), may take IMAP_POLL_DEADLINE_SECONDS before the
+ * connection is closed. Three failures in a row show on the
  * inbox (`last_error`).
  */
 import { ImapFlow } from 'imapflow';
@@ -198,14 +199,29 @@ export class MailboxConnection {
       this.stopping = true;
       return false;
     }
+    // The deadline bounds a read that stops making progress (a hung server), not a long one: it is
+    // re-armed before each mail, so a backlog of 200 mails far away is read in one go.
     const deadlineMs = this.deps.config.imapPollDeadlineSeconds * 1000;
     let overdue = false;
-    const reading = this.deps.reader.read(client, inbox, () => this.active() && !overdue);
-    try {
-      const outcome = await this.withDeadline(reading, deadlineMs, () => {
+    let timer: NodeJS.Timeout | undefined;
+    let expired: (err: Error) => void = () => undefined;
+    const deadline = new Promise<never>((_, reject) => (expired = reject));
+    const arm = (): void => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
         overdue = true;
         client.close();
-      });
+        expired(new DeadlinePassed(`no answer within ${deadlineMs / 1000} s`));
+      }, deadlineMs);
+    };
+    arm();
+    const reading = this.deps.reader.read(client, inbox, () => {
+      if (overdue || !this.active()) return false;
+      arm();
+      return true;
+    });
+    try {
+      const outcome = await Promise.race([reading, deadline]);
       countImapPoll('polled');
       return outcome.more;
     } catch (err) {
@@ -215,6 +231,8 @@ export class MailboxConnection {
         void reading.catch(() => undefined);
       } else countImapPoll('failed');
       throw err;
+    } finally {
+      clearTimeout(timer);
     }
   }
 
