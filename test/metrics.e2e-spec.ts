@@ -204,16 +204,19 @@ describe('GET /metrics', () => {
     });
   });
 
-  it('bounds a scrape: 200 concurrent scrapes render once (one read of PostgreSQL and Redis); a render is reused for a second', async () => {
+  it('bounds a scrape: 200 concurrent scrapes render at most once a second (one read of PostgreSQL and Redis each); a render is reused within its second', async () => {
     const reads = (s: Samples): number => value(s, 'outreach_metrics_gauge_reads_total');
     const before = await scrape();
+    const started = Date.now();
     const burst = await Promise.all(Array.from({ length: 200 }, () => scrapeNow()));
     expect(burst.map((r) => r.status)).toEqual(Array.from({ length: 200 }, () => 200));
     const during = parse((await scrapeNow()).text);
-    // `before` rendered; the burst and the scrape after it (within the second, unless the machine is
-    // very slow) share that render or at most one more.
-    expect(reads(during) - reads(before)).toBeLessThanOrEqual(1);
-    expect(new Set(burst.map((r) => r.text)).size).toBeLessThanOrEqual(2);
+    // At most one render per started second of the burst (plus the one `before` may have left for
+    // the first second): 200 scrapes never cost 200 renders. Measured against the burst's own length,
+    // so a busy machine makes it slower, not red.
+    const seconds = Math.ceil((Date.now() - started) / 1000);
+    expect(reads(during) - reads(before)).toBeLessThanOrEqual(seconds);
+    expect(new Set(burst.map((r) => r.text)).size).toBeLessThanOrEqual(seconds + 1);
     // A second later, the next scrape renders again: counters and gauges move.
     expect(reads(await scrape()) - reads(during)).toBe(1);
   });
