@@ -22,6 +22,7 @@ const VALID_BODIES: Array<[RegExp, object]> = [
   [/\/stop$/, { reason: 'route table test' }],
   [/\/campaigns\/:campaign\/enrollments$/, { contact_id: 1 }],
   [/\/threads\/:thread\/messages$/, { body: 'route table test' }],
+  [/\/threads\/:thread$/, { category: 'interested' }],
 ];
 
 const MALFORMED = ['abc', '0', '-1', '1'.repeat(30), '1.5', '%20'];
