@@ -40,11 +40,29 @@ export interface AppConfig {
    * a claim is still running when another worker may take the enrollment over (docs/trust/sending.md).
    */
   sendLeaseSeconds: number;
+  /**
+   * IMAP_POLL_SECONDS (default 60): each connected mailbox is read again at least this often (the
+   * fallback when the server offers no IDLE, and a safety net beside IDLE); docs/mailboxes.md.
+   */
   imapPollSeconds: number;
-  /** Inboxes polled at the same time by one process. */
+  /** IMAP_POLL_CONCURRENCY (default 4): IMAP connections being opened (connect, login, select) at once by one worker. */
   imapPollConcurrency: number;
-  /** How long one inbox's poll may take before it is abandoned (connection closed, retried next poll). */
+  /**
+   * IMAP_POLL_DEADLINE_SECONDS: how long opening one connection, or one read of a mailbox, may take
+   * before the connection is closed (and opened again after a back-off).
+   */
   imapPollDeadlineSeconds: number;
+  /** IMAP_SYNC_CONCURRENCY (default 32): mailboxes read at once by one worker over their open connections. */
+  imapSyncConcurrency: number;
+  /** IMAP_LOGINS_PER_HOUR (default 12): connection attempts per mailbox and clock hour, across workers. */
+  imapLoginsPerHour: number;
+  /**
+   * IMAP_LEASE_SECONDS (default 30): how long a worker's claim on a mailbox lasts without renewal
+   * (renewed every third of it); a worker that dies hands its mailboxes over after this.
+   */
+  imapLeaseSeconds: number;
+  /** DB_POOL_SIZE (default 20): connections in the process's PostgreSQL pool (src/database/data-source.ts). */
+  dbPoolSize: number;
   logLevel: string;
   runMigrations: boolean;
   /**
@@ -212,6 +230,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       1,
       3600,
     ),
+    imapSyncConcurrency: intVar(env, 'IMAP_SYNC_CONCURRENCY', 32, 1, 64),
+    imapLoginsPerHour: intVar(env, 'IMAP_LOGINS_PER_HOUR', 12, 1, 3600),
+    imapLeaseSeconds: intVar(env, 'IMAP_LEASE_SECONDS', 30, 10, 600),
+    dbPoolSize: intVar(env, 'DB_POOL_SIZE', 20, 1, 1000),
     logLevel: logLevel(env),
     runMigrations: env.RUN_MIGRATIONS !== 'false',
     idempotencyLeaseSeconds: intVar(env, 'IDEMPOTENCY_LEASE_SECONDS', 60, 1, 60),

@@ -18,7 +18,7 @@ import type { AppConfig } from '../config/app-config.js';
 import { logger } from '../common/logging/logger.js';
 import { IdempotencySweeper } from '../common/idempotency/idempotency-sweeper.js';
 import { QueueName } from '../common/queue/queues.js';
-import { ImapPoller } from '../modules/inbound/imap-poller.service.js';
+import { ImapConnections } from '../modules/inbound/imap-connections.service.js';
 import { RUN_IMPORT_JOB } from '../modules/imports/import-queue.js';
 import { ImportsService } from '../modules/imports/imports.service.js';
 import { RunImportJob } from '../modules/imports/jobs/run-import.job.js';
@@ -73,16 +73,17 @@ export const LOOPS: LoopSpec[] = [
     errorMessage: 'send tick failed',
   }),
   spec({
-    name: 'imap-poll',
+    // Leases and connections of the mailboxes this worker reads (docs/mailboxes.md).
+    name: 'imap-mailboxes',
     role: 'worker',
-    provider: ImapPoller,
-    pass: (poller) => async () => {
-      await poller.pollAll();
+    provider: ImapConnections,
+    pass: (connections) => async () => {
+      await connections.pass();
       return false;
     },
-    intervalMs: (c) => c.imapPollSeconds * 1000,
-    firstDelayMs: (c) => Math.min(c.imapPollSeconds * 1000, 5000),
-    errorMessage: 'IMAP poll failed',
+    intervalMs: (c) => ImapConnections.intervalMs(c),
+    firstDelayMs: () => 0,
+    errorMessage: 'IMAP mailbox leases not renewed',
   }),
   spec({
     name: 'message-retention',

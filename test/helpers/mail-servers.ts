@@ -187,15 +187,27 @@ export interface Dovecot {
   port: number;
   user: string;
   password: string;
+  /** Every user (`user` first); all have `password`. */
+  users: string[];
   /** Appends a raw message to the user's INBOX (over IMAP, with imapflow). */
   append: (raw: string | Buffer) => Promise<void>;
+  /** Appends a raw message to `user`'s INBOX. */
+  appendTo: (user: string, raw: string | Buffer) => Promise<void>;
   stop: () => Promise<void>;
+}
+
+export interface DovecotOptions {
+  /** More users besides `inbox` (each its own mailbox, same password), e.g. for many-mailbox tests. */
+  extraUsers?: string[];
 }
 
 export const dovecotAvailable = (): boolean => existsSync('/usr/sbin/dovecot');
 
-/** Starts Dovecot with a throwaway config under a temp dir; one user with a plaintext password. */
-export async function startDovecot(): Promise<Dovecot> {
+/**
+ * Starts Dovecot with a throwaway config under a temp dir; one user with a plaintext password (plus
+ * `extraUsers`). Sized for thousands of connections (one imap process each, about 2 MB).
+ */
+export async function startDovecot(options: DovecotOptions = {}): Promise<Dovecot> {
   if (!dovecotAvailable()) {
     throw new Error('dovecot is not installed: apt-get install -y dovecot-imapd (.ci/run does this)');
   }
@@ -211,7 +223,8 @@ export async function startDovecot(): Promise<Dovecot> {
   mkdirSync(mailDir, { recursive: true });
   mkdirSync(join(dir, 'run'), { recursive: true });
   chownSync(mailDir, Number(nobody), Number(nogroup));
-  writeFileSync(join(dir, 'passwd'), `${user}:{PLAIN}${password}::::::\n`);
+  const users = [user, ...(options.extraUsers ?? [])];
+  writeFileSync(join(dir, 'passwd'), users.map((u) => `${u}:{PLAIN}${password}::::::\n`).join(''));
   const conf = join(dir, 'dovecot.conf');
   const loginUser = spawnSync('id', ['-u', 'dovenull']).status === 0 ? 'dovenull' : 'nobody';
   const internalUser = spawnSync('id', ['-u', 'dovecot']).status === 0 ? 'dovecot' : 'nobody';
@@ -254,7 +267,16 @@ service anvil {
 }
 service imap-login {
   chroot =
+  process_limit = 256
 }
+service imap {
+  process_limit = 4096
+}
+default_client_limit = 20000
+mail_max_userip_connections = 100
+# Past the machine's inotify limit (128 instances per uid by default) Dovecot checks an idling
+# mailbox every this often instead of being told at once; 30 s by default.
+mailbox_idle_check_interval = 1 secs
 service stats {
   unix_listener stats-writer {
     mode = 0666
@@ -293,10 +315,28 @@ service stats {
     if (Date.now() > deadline) throw new Error(`dovecot did not come up: ${output}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+  const appendTo = async (to: string, raw: string | Buffer): Promise<void> => {
+    const c = new ImapFlow({
+      host: '127.0.0.1',
+      port,
+      secure: false,
+      auth: { user: to, pass: password },
+      logger: false,
+    });
+    c.on('error', () => undefined);
+    await c.connect();
+    try {
+      await c.append('INBOX', typeof raw === 'string' ? Buffer.from(raw.replace(/\r?\n/g, '\r\n')) : raw);
+    } finally {
+      await c.logout();
+    }
+  };
   return {
     port,
     user,
     password,
+    users,
+    appendTo,
     append: async (raw) => {
       const c = new ImapFlow({
         host: '127.0.0.1',

@@ -58,8 +58,26 @@ export function buildMetrics(registry: Registry, options: MetricsOptions) {
     }),
     imapPolls: new Counter({
       name: 'outreach_imap_polls_total',
-      help: 'IMAP polls of one inbox, by outcome (polled, busy, not_polled, abandoned, failed)',
+      help: 'Reads of one mailbox over its IMAP connection, by outcome (polled, abandoned = past IMAP_POLL_DEADLINE_SECONDS, failed; busy and not_polled are no longer counted)',
       labelNames: ['outcome'],
+      registers,
+    }),
+    imapMailboxes: new Gauge({
+      name: 'outreach_imap_mailboxes',
+      help: 'Mailboxes this worker holds the lease of, by state: idle (connected, new mail by IDLE), poll (connected, server without IDLE: NOOP and reads every IMAP_POLL_SECONDS), leased (all it holds, connected or not)',
+      labelNames: ['state'],
+      registers,
+    }),
+    imapLogins: new Counter({
+      name: 'outreach_imap_logins_total',
+      help: 'IMAP connections opened (connect, login, select), by outcome (ok, failed)',
+      labelNames: ['outcome'],
+      registers,
+    }),
+    imapArrivalToIngestion: new Histogram({
+      name: 'outreach_imap_arrival_to_ingestion_seconds',
+      help: "Time from a mail's arrival in the mailbox (its IMAP INTERNALDATE, whole seconds) to its ingestion",
+      buckets: [1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800],
       registers,
     }),
     replyCategories: new Counter({
@@ -115,6 +133,8 @@ export const KNOWN_OUTCOMES = {
   ],
   importRows: ['created', 'updated', 'skipped', 'failed'],
   imapPolls: ['polled', 'busy', 'not_polled', 'abandoned', 'failed'],
+  imapLogins: ['ok', 'failed'],
+  imapMailboxes: ['idle', 'poll', 'leased'],
 };
 
 function initKnown(m: Metrics): void {
@@ -123,6 +143,8 @@ function initKnown(m: Metrics): void {
   for (const outcome of KNOWN_OUTCOMES.webhookDeliveries) m.webhookDeliveries.inc({ outcome }, 0);
   for (const result of KNOWN_OUTCOMES.importRows) m.importRows.inc({ result }, 0);
   for (const outcome of KNOWN_OUTCOMES.imapPolls) m.imapPolls.inc({ outcome }, 0);
+  for (const outcome of KNOWN_OUTCOMES.imapLogins) m.imapLogins.inc({ outcome }, 0);
+  for (const state of KNOWN_OUTCOMES.imapMailboxes) m.imapMailboxes.set({ state }, 0);
 }
 
 /** The process's registry: Node's process metrics plus the service's own. */
@@ -172,7 +194,26 @@ export function countImportRows(
   }
 }
 
-/** Counts one inbox's IMAP poll by outcome. */
+/** Counts an IMAP connection opened (or not). */
+export function countImapLogin(outcome: 'ok' | 'failed'): void {
+  metrics().imapLogins.inc({ outcome });
+}
+
+/** Observes a mail ingested from IMAP, by its arrival time in the mailbox. */
+export function observeImapArrival(arrived: Date): void {
+  const seconds = (Date.now() - arrived.getTime()) / 1000;
+  if (Number.isFinite(seconds)) metrics().imapArrivalToIngestion.observe(Math.max(0, seconds));
+}
+
+/** The mailboxes this worker holds, by state. */
+export function setImapMailboxes(counts: { idle: number; poll: number; leased: number }): void {
+  const g = metrics().imapMailboxes;
+  g.set({ state: 'idle' }, counts.idle);
+  g.set({ state: 'poll' }, counts.poll);
+  g.set({ state: 'leased' }, counts.leased);
+}
+
+/** Counts one read of a mailbox (an IMAP poll) by outcome. */
 export function countImapPoll(outcome: string): void {
   metrics().imapPolls.inc({ outcome });
 }

@@ -188,7 +188,7 @@ export class InboundRepository {
     return found;
   }
 
-  // IMAP polling: every inbox with IMAP settings, in any workspace.
+  // IMAP reading (ImapConnections): every inbox with IMAP settings, in any workspace.
 
   async inboxIdsToPollAcrossWorkspaces(): Promise<string[]> {
     const found = await rows<{ id: string }>(
@@ -196,29 +196,6 @@ export class InboundRepository {
       'SELECT id FROM inboxes WHERE imap_sealed IS NOT NULL ORDER BY id',
     );
     return found.map((r) => r.id);
-  }
-
-  /**
-   * Runs `fn` holding the inbox's session advisory lock on a dedicated connection; 'busy' when
-   * another process holds it (that poll is already running).
-   */
-  async withInboxLockAcrossWorkspaces<T>(inboxId: string, fn: () => Promise<T>): Promise<T | 'busy'> {
-    const runner = this.ds.createQueryRunner();
-    await runner.connect();
-    const lockKey = `imap:${inboxId}`;
-    try {
-      const [got] = (await runner.query('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok', [
-        lockKey,
-      ])) as Array<{ ok: boolean }>;
-      if (!got.ok) return 'busy';
-      try {
-        return await fn();
-      } finally {
-        await runner.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [lockKey]);
-      }
-    } finally {
-      await runner.release();
-    }
   }
 
   findInboxAcrossWorkspaces(inboxId: string): Promise<Inbox | null> {
