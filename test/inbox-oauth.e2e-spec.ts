@@ -18,6 +18,7 @@ import { logger } from '../src/common/logging/logger.js';
 import { REDIS } from '../src/common/redis/redis.module.js';
 import { resetConfig } from '../src/config/app-config.js';
 import { Inbox } from '../src/modules/inboxes/entities/inbox.entity.js';
+import { imapAuthFor } from '../src/modules/inboxes/imap-auth.js';
 import { InboxTokens } from '../src/modules/inboxes/oauth/inbox-tokens.service.js';
 import { api, bootApp, createTenant, type TestTenant } from './helpers/app.js';
 import {
@@ -345,8 +346,8 @@ describe('OAuth 2.0 inboxes (fake authorization server, XOAUTH2-only SMTP)', () 
     try {
       await connect('ivy@oauth-mail.test');
       const ivy = await inboxByEmail('ivy@oauth-mail.test');
-      const tokens = app.get(InboxTokens);
-      const auth = await tokens.imapAuthFor(ivy);
+      // The IMAP reader's hook (imap-auth.ts), answered by InboxTokens for OAuth inboxes.
+      const auth = await imapAuthFor(ivy);
       expect(auth).toEqual({ user: 'ivy@oauth-mail.test', accessToken: expect.any(String) });
       const signIn = async (a: typeof auth): Promise<number> => {
         const c = new ImapFlow({
@@ -369,7 +370,7 @@ describe('OAuth 2.0 inboxes (fake authorization server, XOAUTH2-only SMTP)', () 
       await expect(signIn({ user: 'ivy@oauth-mail.test', accessToken: 'at_forged' })).rejects.toThrow();
       // Another address's token does not sign in as ivy.
       await connect('jay@oauth-mail.test');
-      const jay = await tokens.imapAuthFor(await inboxByEmail('jay@oauth-mail.test'));
+      const jay = await imapAuthFor(await inboxByEmail('jay@oauth-mail.test'));
       await expect(
         signIn({ user: 'ivy@oauth-mail.test', accessToken: (jay as { accessToken: string }).accessToken }),
       ).rejects.toThrow();

@@ -16,7 +16,7 @@
  * Tokens are never logged, never put in an error, never shown.
  */
 import { randomBytes } from 'node:crypto';
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Redis } from 'ioredis';
 import type { DataSource } from 'typeorm';
@@ -27,7 +27,8 @@ import { appConfig } from '../../../config/app-config.js';
 import type { OAuthProviderName } from '../../../config/mail-providers.js';
 import { recordEvent } from '../../events/outbox.js';
 import type { Inbox } from '../entities/inbox.entity.js';
-import { openRefreshToken, openSettings, sealRefreshToken } from '../inbox-credentials.js';
+import { registerImapAccessTokenProvider } from '../imap-auth.js';
+import { openRefreshToken, sealRefreshToken } from '../inbox-credentials.js';
 import { InboxesRepository } from '../inboxes.repository.js';
 import { OAuthGrantRefused, OAuthUnavailable, refreshAccessToken, type TokenSet } from './oauth-client.js';
 
@@ -50,8 +51,6 @@ export type TokenInbox = Pick<
   'id' | 'workspaceId' | 'email' | 'auth' | 'provider' | 'oauthConnectedAt'
 >;
 
-export type ImapAuth = { user: string; pass: string } | { user: string; accessToken: string };
-
 export const isOAuthInbox = (
   i: Pick<Inbox, 'auth' | 'provider'>,
 ): i is Pick<Inbox, 'auth'> & { provider: OAuthProviderName } =>
@@ -62,7 +61,7 @@ const fresh = (t: CachedToken, now = Date.now()): boolean =>
   t.expiresAt - now > Math.min(300_000, (t.expiresAt - t.issuedAt) / 4);
 
 @Injectable()
-export class InboxTokens {
+export class InboxTokens implements OnModuleInit, OnModuleDestroy {
   private readonly memo = new Map<string, CachedToken>();
   private readonly inflight = new Map<string, Promise<CachedToken>>();
 
@@ -70,6 +69,20 @@ export class InboxTokens {
     @InjectDataSource() private readonly db: DataSource,
     @Optional() @Inject(REDIS) private readonly redis?: Redis,
   ) {}
+
+  /**
+   * IMAP logs in through `imapAuthFor` (imap-auth.ts): OAuth inboxes with `{user, accessToken}` from
+   * here (imapflow's XOAUTH2), asked at every login; others with their sealed password.
+   */
+  onModuleInit(): void {
+    registerImapAccessTokenProvider(async (inbox) =>
+      isOAuthInbox(inbox) ? { user: inbox.email, accessToken: await this.accessToken(inbox) } : null,
+    );
+  }
+
+  onModuleDestroy(): void {
+    registerImapAccessTokenProvider(null);
+  }
 
   /** A fresh access token for an OAuth inbox. Throws OAuthGrantRefused or OAuthUnavailable. */
   async accessToken(inbox: TokenInbox): Promise<string> {
@@ -84,17 +97,6 @@ export class InboxTokens {
     const token = await pending;
     this.memo.set(key, token);
     return token.accessToken;
-  }
-
-  /**
-   * How to sign in to an inbox's IMAP server: its password, or (OAuth inboxes) the address and a
-   * fresh access token for imapflow's `auth: {user, accessToken}` (SASL XOAUTH2).
-   */
-  async imapAuthFor(inbox: TokenInbox & Pick<Inbox, 'imapSealed'>): Promise<ImapAuth> {
-    if (isOAuthInbox(inbox)) return { user: inbox.email, accessToken: await this.accessToken(inbox) };
-    if (!inbox.imapSealed) throw new Error('the inbox is not polled over IMAP');
-    const s = openSettings(inbox.imapSealed, inbox.id, 'imap');
-    return { user: s.user ?? inbox.email, pass: s.password ?? '' };
   }
 
   /** Per inbox and grant: a reconnect (a new `oauth_connected_at`) never reuses the old grant's token. */
