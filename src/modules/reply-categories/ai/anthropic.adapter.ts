@@ -8,7 +8,7 @@
  * Both carry the same key here. Passing the key in code also keeps the SDK from reading
  * `ANTHROPIC_AUTH_TOKEN` or a credentials profile.
  */
-import Anthropic from '@anthropic-ai/sdk';
+import type AnthropicClient from '@anthropic-ai/sdk';
 import type { AiAdapter } from './ai-adapter.js';
 import {
   ANSWER_NAME,
@@ -21,7 +21,9 @@ import {
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 
 export const askAnthropic: AiAdapter = async ({ text, model, apiKey, baseUrl, signal, timeoutMs }) => {
-  const client = new Anthropic({
+  // Loaded when a workspace first uses the provider (see openai.adapter.ts).
+  const { default: Anthropic } = await import('@anthropic-ai/sdk');
+  const client: AnthropicClient = new Anthropic({
     apiKey,
     baseURL: baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL,
     maxRetries: 0,

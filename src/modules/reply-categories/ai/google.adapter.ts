@@ -3,7 +3,7 @@
  * `responseMimeType: application/json` and a response schema whose category is an enum. Always the
  * Gemini API with the key (never Vertex AI, whatever `GOOGLE_GENAI_USE_VERTEXAI` says), one attempt.
  */
-import { GoogleGenAI, Type } from '@google/genai';
+import type { GoogleGenAI as GoogleClient } from '@google/genai';
 import { REPLY_CATEGORIES } from '../../threads/reply-category.js';
 import type { AiAdapter } from './ai-adapter.js';
 import { SYSTEM_PROMPT, parseCategoryAnswer, userMessage } from './prompt.js';
@@ -11,7 +11,9 @@ import { SYSTEM_PROMPT, parseCategoryAnswer, userMessage } from './prompt.js';
 export const GOOGLE_DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.com';
 
 export const askGoogle: AiAdapter = async ({ text, model, apiKey, baseUrl, signal, timeoutMs }) => {
-  const client = new GoogleGenAI({
+  // Loaded when a workspace first uses the provider (see openai.adapter.ts).
+  const { GoogleGenAI, Type } = await import('@google/genai');
+  const client: GoogleClient = new GoogleGenAI({
     vertexai: false,
     apiKey,
     httpOptions: {

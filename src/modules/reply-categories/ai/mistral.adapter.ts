@@ -2,7 +2,7 @@
  * Mistral through its official SDK (`@mistralai/mistralai`): chat completion with
  * `response_format: json_schema` (strict), the category an enum. One attempt (`retryConfig: none`).
  */
-import { Mistral } from '@mistralai/mistralai';
+import type { Mistral as MistralClient } from '@mistralai/mistralai';
 import type { AiAdapter } from './ai-adapter.js';
 import {
   ANSWER_NAME,
@@ -15,7 +15,9 @@ import {
 export const MISTRAL_DEFAULT_BASE_URL = 'https://api.mistral.ai';
 
 export const askMistral: AiAdapter = async ({ text, model, apiKey, baseUrl, signal, timeoutMs }) => {
-  const client = new Mistral({
+  // Loaded when a workspace first uses the provider (see openai.adapter.ts).
+  const { Mistral } = await import('@mistralai/mistralai');
+  const client: MistralClient = new Mistral({
     apiKey,
     serverURL: baseUrl ?? MISTRAL_DEFAULT_BASE_URL,
     timeoutMs,

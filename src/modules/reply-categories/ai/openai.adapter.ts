@@ -3,7 +3,7 @@
  * (strict), the category an enum. No retries (the 10 s bound covers one attempt), the SDK's logging off
  * (it would otherwise follow `OPENAI_LOG`, whose debug level prints request bodies).
  */
-import OpenAI from 'openai';
+import type OpenAIClient from 'openai';
 import type { AiAdapter } from './ai-adapter.js';
 import {
   ANSWER_NAME,
@@ -16,7 +16,9 @@ import {
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
 export const askOpenAi: AiAdapter = async ({ text, model, apiKey, baseUrl, signal, timeoutMs }) => {
-  const client = new OpenAI({
+  // Loaded when a workspace first uses the provider: a process that never asks it never pays for the SDK.
+  const { default: OpenAI } = await import('openai');
+  const client: OpenAIClient = new OpenAI({
     apiKey,
     baseURL: baseUrl ?? OPENAI_DEFAULT_BASE_URL,
     maxRetries: 0,
