@@ -4,7 +4,7 @@
  *
  * - 200 mailboxes on one worker at IMAP_POLL_CONCURRENCY=32 (the setting that collapsed polling
  *   before: a pool connection held per poll for its lock): every mailbox connected and idling, one
- *   reply appended to each is ingested once, no read or login failed, no inbox shows an error, and
+ *   reply appended to each is ingested once, no read failed, one successful login each, no inbox shows an error, and
  *   SIGTERM ends the worker with code 0, its mailboxes handed back.
  * - Two workers share the 200 mailboxes; the one holding more is killed with SIGKILL while replies
  *   arrive: the other takes its mailboxes over when their leases lapse, and every reply is recorded
