@@ -13,6 +13,7 @@
  *   once, and the replies after that are recorded exactly once too.
  */
 import { Redis } from 'ioredis';
+import pg from 'pg';
 import type { DataSource } from 'typeorm';
 import { createDataSource } from '../../src/database/data-source.js';
 import { runMigrations } from '../../src/database/migrate.js';
@@ -31,6 +32,30 @@ import {
 import { waitFor } from '../helpers/wait.js';
 
 const MAILBOXES = Number(process.env.IMAP_TEST_MAILBOXES ?? 200);
+
+/**
+ * This file's own database. A worker reads every active inbox it finds, so on the run's shared
+ * database it would also read the inboxes other test files left behind (some sealed under keys the
+ * secrets tests rotated away, some pointing at servers long gone), and their failures would be
+ * counted here. With its own database the workers see exactly the fleet this file seeds.
+ */
+const FLEET_DB = `${process.env.TEST_DATABASE_NAME ?? 'outreach_test'}_fleet`;
+const adminUrl = (): string =>
+  process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+async function admin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl() });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+function fleetDbUrl(): string {
+  const url = new URL(adminUrl());
+  url.pathname = `/${FLEET_DB}`;
+  return url.toString();
+}
 const LEASE_SECONDS = 10;
 
 /** A worker's /metrics as `name{labels}` → value. */
@@ -80,8 +105,10 @@ describe('fault: 200 mailboxes on real workers (IDLE connections, leases, SIGKIL
 
   beforeAll(async () => {
     ensureBuilt();
-    await runMigrations();
-    db = createDataSource();
+    await admin(`DROP DATABASE IF EXISTS ${FLEET_DB} WITH (FORCE)`);
+    await admin(`CREATE DATABASE ${FLEET_DB}`);
+    await runMigrations(fleetDbUrl());
+    db = createDataSource(fleetDbUrl());
     await db.initialize();
     const users = Array.from({ length: MAILBOXES }, (_, i) => `m${String(i + 1).padStart(4, '0')}`);
     dovecot = await startDovecot({ extraUsers: users });
@@ -102,6 +129,7 @@ describe('fault: 200 mailboxes on real workers (IDLE connections, leases, SIGKIL
     await stopAllServices();
     await dovecot?.stop();
     await db?.destroy();
+    await admin(`DROP DATABASE IF EXISTS ${FLEET_DB} WITH (FORCE)`);
   });
 
   it('200 mailboxes at IMAP_POLL_CONCURRENCY=32: all connected by IDLE (one successful login each), every reply ingested once, no failed read, clean exit', async () => {
@@ -110,6 +138,7 @@ describe('fault: 200 mailboxes on real workers (IDLE connections, leases, SIGKIL
     const worker = await startService({
       role: 'worker',
       env: {
+        DATABASE_URL: fleetDbUrl(),
         REDIS_PREFIX: `${process.env.REDIS_PREFIX}:imap-200`,
         IMAP_POLL_CONCURRENCY: '32',
         IMAP_POLL_SECONDS: '60',
@@ -162,6 +191,7 @@ describe('fault: 200 mailboxes on real workers (IDLE connections, leases, SIGKIL
   it('SIGKILL of a worker holding mailboxes: the other takes them over; then SIGTERM hands over to a new worker; every reply recorded exactly once', async () => {
     const sends = await seedSends(db, workspaceId, campaignId, mailboxes, 'two');
     const env = {
+      DATABASE_URL: fleetDbUrl(),
       REDIS_PREFIX: `${process.env.REDIS_PREFIX}:imap-kill`,
       IMAP_POLL_CONCURRENCY: '16',
       IMAP_LEASE_SECONDS: String(LEASE_SECONDS),

@@ -9,7 +9,7 @@ import {
   type FakeProviderName,
 } from '../../../test/helpers/fake-ai-providers.js';
 import { AI_PROVIDER_NAMES } from './ai/ai-adapter.js';
-import { aiCredentialsFromEnv, categorize, type CategorizeSettings } from './categorize.js';
+import { AI_ADAPTERS, aiCredentialsFromEnv, categorize, type CategorizeSettings } from './categorize.js';
 import { REPLY_CATEGORIES } from '../threads/reply-category.js';
 
 const KEY = 'sk-test-9f8e7d6c5b4a';
@@ -53,7 +53,9 @@ function settings(provider: FakeProviderName, extra: Partial<CategorizeSettings>
     model: MODEL[provider],
     apiKeys: { [provider]: KEY },
     baseUrls: { [provider]: fakes[provider].baseUrl },
-    timeoutMs: 1_000,
+    // Roomy: the first call in a process loads the provider's SDK inside the bound, which on a loaded
+    // CI machine took over a second. The bound itself is tested with 300 ms against a hanging fake.
+    timeoutMs: 5_000,
     ...extra,
   };
 }
@@ -169,6 +171,24 @@ describe.each(AI_PROVIDER_NAMES)('categorize with ai_provider %s', (provider) =>
       fallback: 'daily_limit',
     });
     expect(allowCall).toHaveBeenCalledTimes(1);
+    expect(fakes[provider].requests).toHaveLength(0);
+  });
+
+  it('sends nothing once the bound has passed (e.g. while the SDK was still loading)', async () => {
+    fakes[provider].behave({ answer: '{"category":"interested"}' });
+    const controller = new AbortController();
+    controller.abort();
+    await expect(
+      AI_ADAPTERS[provider]({
+        text: OWN_WORDS,
+        model: MODEL[provider],
+        apiKey: KEY,
+        baseUrl: fakes[provider].baseUrl,
+        signal: controller.signal,
+        timeoutMs: 5_000,
+      }),
+    ).rejects.toThrow();
+    await new Promise((resolve) => setTimeout(resolve, 200));
     expect(fakes[provider].requests).toHaveLength(0);
   });
 
