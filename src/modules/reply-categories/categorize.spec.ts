@@ -53,8 +53,8 @@ function settings(provider: FakeProviderName, extra: Partial<CategorizeSettings>
     model: MODEL[provider],
     apiKeys: { [provider]: KEY },
     baseUrls: { [provider]: fakes[provider].baseUrl },
-    // Roomy: the first call in a process loads the provider's SDK inside the bound, which on a loaded
-    // CI machine took over a second. The bound itself is tested with 300 ms against a hanging fake.
+    // Roomy for a loaded CI machine (a 1 s bound was missed there once); the bound itself is tested
+    // with 300 ms against a hanging fake.
     timeoutMs: 5_000,
     ...extra,
   };

@@ -5,10 +5,10 @@
  */
 import type { WorkspaceConfig } from '../workspaces/workspace-config.js';
 import { AI_PROVIDER_NAMES, type AiAdapter, type AiProviderName } from './ai/ai-adapter.js';
-import { askAnthropic } from './ai/anthropic.adapter.js';
-import { askGoogle } from './ai/google.adapter.js';
-import { askMistral } from './ai/mistral.adapter.js';
-import { askOpenAi } from './ai/openai.adapter.js';
+import { askAnthropic, loadAnthropicSdk } from './ai/anthropic.adapter.js';
+import { askGoogle, loadGoogleSdk } from './ai/google.adapter.js';
+import { askMistral, loadMistralSdk } from './ai/mistral.adapter.js';
+import { askOpenAi, loadOpenAiSdk } from './ai/openai.adapter.js';
 import type { ReplyCategory } from '../threads/reply-category.js';
 import { replyText } from './reply-text.js';
 import { classifyByRules } from './rules-classifier.js';
@@ -50,6 +50,17 @@ export const AI_ADAPTERS: Readonly<Record<AiProviderName, AiAdapter>> = {
   anthropic: askAnthropic,
   google: askGoogle,
   mistral: askMistral,
+};
+
+/**
+ * Each provider's SDK, loaded before the bound's clock starts: the bound is the provider's time to
+ * answer, and loading an SDK the first time in a process took over a second on a loaded machine.
+ */
+const AI_SDKS: Readonly<Record<AiProviderName, () => Promise<unknown>>> = {
+  openai: loadOpenAiSdk,
+  anthropic: loadAnthropicSdk,
+  google: loadGoogleSdk,
+  mistral: loadMistralSdk,
 };
 
 const ENV_PREFIX: Readonly<Record<AiProviderName, string>> = {
@@ -134,6 +145,7 @@ export async function categorize(body: string, settings: CategorizeSettings): Pr
   }
   const timeoutMs = settings.timeoutMs ?? AI_TIMEOUT_MS;
   try {
+    await AI_SDKS[provider]();
     const outcome = await withinBound(timeoutMs, (signal) =>
       AI_ADAPTERS[provider]({
         text,

@@ -20,9 +20,11 @@ import {
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 
+/** The SDK, loaded when a workspace first uses the provider (a process that never asks it never pays for it). */
+export const loadAnthropicSdk = () => import('@anthropic-ai/sdk');
+
 export const askAnthropic: AiAdapter = async ({ text, model, apiKey, baseUrl, signal, timeoutMs }) => {
-  // Loaded when a workspace first uses the provider (see openai.adapter.ts).
-  const { default: Anthropic } = await import('@anthropic-ai/sdk');
+  const { default: Anthropic } = await loadAnthropicSdk();
   const client: AnthropicClient = new Anthropic({
     apiKey,
     baseURL: baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL,

@@ -10,9 +10,11 @@ import { SYSTEM_PROMPT, parseCategoryAnswer, userMessage } from './prompt.js';
 
 export const GOOGLE_DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.com';
 
+/** The SDK, loaded when a workspace first uses the provider (a process that never asks it never pays for it). */
+export const loadGoogleSdk = () => import('@google/genai');
+
 export const askGoogle: AiAdapter = async ({ text, model, apiKey, baseUrl, signal, timeoutMs }) => {
-  // Loaded when a workspace first uses the provider (see openai.adapter.ts).
-  const { GoogleGenAI, Type } = await import('@google/genai');
+  const { GoogleGenAI, Type } = await loadGoogleSdk();
   const client: GoogleClient = new GoogleGenAI({
     vertexai: false,
     apiKey,

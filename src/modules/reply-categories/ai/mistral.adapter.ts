@@ -14,9 +14,11 @@ import {
 
 export const MISTRAL_DEFAULT_BASE_URL = 'https://api.mistral.ai';
 
+/** The SDK, loaded when a workspace first uses the provider (a process that never asks it never pays for it). */
+export const loadMistralSdk = () => import('@mistralai/mistralai');
+
 export const askMistral: AiAdapter = async ({ text, model, apiKey, baseUrl, signal, timeoutMs }) => {
-  // Loaded when a workspace first uses the provider (see openai.adapter.ts).
-  const { Mistral } = await import('@mistralai/mistralai');
+  const { Mistral } = await loadMistralSdk();
   const client: MistralClient = new Mistral({
     apiKey,
     serverURL: baseUrl ?? MISTRAL_DEFAULT_BASE_URL,

@@ -15,9 +15,11 @@ import {
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
+/** The SDK, loaded when a workspace first uses the provider (a process that never asks it never pays for it). */
+export const loadOpenAiSdk = () => import('openai');
+
 export const askOpenAi: AiAdapter = async ({ text, model, apiKey, baseUrl, signal, timeoutMs }) => {
-  // Loaded when a workspace first uses the provider: a process that never asks it never pays for the SDK.
-  const { default: OpenAI } = await import('openai');
+  const { default: OpenAI } = await loadOpenAiSdk();
   const client: OpenAIClient = new OpenAI({
     apiKey,
     baseURL: baseUrl ?? OPENAI_DEFAULT_BASE_URL,
