@@ -1,4 +1,5 @@
-import { crlf, daemon, dsn, ORIGINAL, read } from './fixtures/test-mail.js';
+import { crlf, daemon, dsn, ORIGINAL, PATHOLOGICAL_TEXT, read } from './fixtures/test-mail.js';
+import { SCAN_LIMIT } from './formats/format.js';
 import { readMail } from './read-mail.js';
 import { simpleParser } from 'mailparser';
 
@@ -259,22 +260,35 @@ Disposition: manual-action/MDN-sent-manually; displayed
 });
 
 describe('readMail: bounds', () => {
-  it('reads a 10 MB report in bounded time', async () => {
+  // How fast these read is shown by `npm run bench` (bench/mail-reading.mjs: the 10 MB report and the
+  // pathological text, each next to mailparser's own time), not by timed unit tests. What is asserted
+  // here is the bound itself: only a fixed prefix of any text is looked at, and a limited number of
+  // parts and ids.
+  it('reads a 10 MB report, and looks at no text past the scan limit', async () => {
     const big = dsn(`Final-Recipient: rfc822; bob@example.com\nAction: failed\nStatus: 5.1.1`).replace(
       'Hi Bob',
       'x'.repeat(76).concat('\n').repeat(140_000),
     );
     const raw = crlf(big);
     expect(raw.length).toBeGreaterThan(10_000_000);
-    const mail = await simpleParser(raw);
-    expect(readMail(mail, raw).kind).toBe('bounce');
-    // Only a fixed prefix of any text is read: the time does not grow with the 10 MB.
-    const times = [0, 1, 2].map(() => {
-      const started = process.hrtime.bigint();
-      readMail(mail, raw);
-      return Number(process.hrtime.bigint() - started) / 1e6;
-    });
-    expect(Math.min(...times)).toBeLessThan(100);
+    const r = readMail(await simpleParser(raw), raw);
+    expect(r.kind).toBe('bounce');
+    if (r.kind === 'bounce') expect(r.recipients.map((x) => x.address)).toEqual(['bob@example.com']);
+
+    // A plain-text report whose failed recipient is written only after SCAN_LIMIT characters of
+    // filler is not read as naming it; the same report with the filler after it is.
+    const filler = 'y'
+      .repeat(76)
+      .concat('\n')
+      .repeat(Math.ceil(SCAN_LIMIT / 77) + 10);
+    const named = 'carol@example.com\n    550 5.1.1 User unknown\n';
+    const early = await read(daemon('Undeliverable: Hello', named + filler));
+    expect(early.kind).toBe('bounce');
+    if (early.kind === 'bounce')
+      expect(early.recipients.map((x) => x.address)).toEqual(['carol@example.com']);
+    const late = await read(daemon('Undeliverable: Hello', filler + named));
+    const lateAddresses = late.kind === 'bounce' ? late.recipients.map((x) => x.address) : [];
+    expect(lateAddresses).not.toContain('carol@example.com');
   });
 
   it('reads a report with 200 quoted originals within its part and id limits (mailparser refuses many more)', async () => {
@@ -288,29 +302,13 @@ describe('readMail: bounds', () => {
       `${parts}--B--`,
     );
     const raw = crlf(report);
-    const mail = await simpleParser(raw);
-    const started = process.hrtime.bigint();
-    const r = readMail(mail, raw);
-    expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(200);
+    const r = readMail(await simpleParser(raw), raw);
     expect(r.kind).toBe('bounce');
     if (r.kind === 'bounce') expect(r.originalMessageIds.length).toBeLessThanOrEqual(20);
   });
 
-  it('stays linear on pathological text (no catastrophic backtracking)', async () => {
-    const evil = [
-      'a'.repeat(100_000),
-      '@'.repeat(50_000),
-      'a.'.repeat(50_000),
-      'a@a'.repeat(30_000),
-      '5.5.5.'.repeat(30_000),
-      ' '.repeat(100_000) + '!',
-      '<'.repeat(50_000),
-      'Message-ID: <'.repeat(20_000),
-    ].join('\n');
-    const started = process.hrtime.bigint();
-    const r = await read(daemon('Undeliverable', evil));
-    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  it('reads pathological text to an answer (every pattern linear; a backtracking one would run past the test timeout)', async () => {
+    const r = await read(daemon('Undeliverable', PATHOLOGICAL_TEXT));
     expect(r.kind).toBe('bounce');
-    expect(ms).toBeLessThan(3000);
   });
 });
