@@ -5,7 +5,8 @@
  * access token. The flow connects an inbox that sends; a reused, expired or forged state connects
  * nothing; access tokens are refreshed once per expiry however many workers ask; `invalid_grant`
  * makes the inbox `reauth_required` (inbox.error) while the campaign's other inbox carries on; a
- * token endpoint that is down is transient; no token appears in a log line, a view or an event.
+ * token endpoint that is down is transient; the IMAP reader signs in to an XOAUTH2-only Dovecot and
+ * records a reply to a step it sent; no token appears in a log line, a view or an event.
  */
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { execFile, execFileSync } from 'node:child_process';
@@ -375,6 +376,74 @@ describe('OAuth 2.0 inboxes (fake authorization server, XOAUTH2-only SMTP)', () 
         signIn({ user: 'ivy@oauth-mail.test', accessToken: (jay as { accessToken: string }).accessToken }),
       ).rejects.toThrow();
     } finally {
+      await dovecot.stop();
+    }
+  });
+
+  it('the IMAP reader reads an OAuth inbox over XOAUTH2 (Dovecot checking each token): a reply to a step it sent is recorded as a reply', async () => {
+    if (!dovecotAvailable()) throw new Error('dovecot is not installed: apt-get install -y dovecot-imapd');
+    const dovecot = await startOAuthDovecot(`${oauth.url}/introspect`);
+    // This inbox is connected while the provider's IMAP server is the Dovecot (the others of the file
+    // point at a closed port).
+    process.env.GOOGLE_IMAP_PORT = String(dovecot.port);
+    resetConfig();
+    try {
+      await connect('lea@oauth-mail.test');
+      const lea = await inboxByEmail('lea@oauth-mail.test');
+      const [enrollmentId] = await campaignOver([lea.id], 1, 'lea-lead');
+      await waitFor(async () => (await completed([enrollmentId])) === 1, 'the step sent');
+      const sent = await one<{ message_id: string }>(
+        `SELECT message_id FROM messages WHERE enrollment_id = $1 AND direction = 'outbound'`,
+        [enrollmentId],
+      );
+      // The reply lands in lea's mailbox (appended as lea, with her own token).
+      const appender = new ImapFlow({
+        host: '127.0.0.1',
+        port: dovecot.port,
+        secure: false,
+        auth: await imapAuthFor(lea),
+        logger: false,
+      });
+      appender.on('error', () => undefined);
+      await appender.connect();
+      await appender.append(
+        'INBOX',
+        [
+          'From: Lead Zero <lea-lead0@leads.test>',
+          'To: lea@oauth-mail.test',
+          'Subject: Re: Hi',
+          `Message-ID: <reply-lea-${Date.now()}@leads.test>`,
+          `In-Reply-To: ${sent.message_id}`,
+          `References: ${sent.message_id}`,
+          'Date: Thu, 26 Nov 2026 05:00:00 +0000',
+          'Content-Type: text/plain; charset=utf-8',
+          '',
+          'Sounds good, send me the details.',
+          '',
+        ].join('\r\n'),
+      );
+      await appender.logout();
+      const inbound = await waitFor(
+        async () => {
+          const rows = (await q(
+            `SELECT kind, from_address FROM messages WHERE enrollment_id = $1 AND direction = 'inbound'`,
+            [enrollmentId],
+          )) as Array<{ kind: string; from_address: string }>;
+          return rows.length ? rows : null;
+        },
+        'the reply read from the OAuth inbox',
+        60_000,
+      );
+      expect(inbound).toEqual([{ kind: 'reply', from_address: 'lea-lead0@leads.test' }]);
+      const replied = await one<{ n: number }>(
+        `SELECT count(*)::int AS n FROM events WHERE workspace_id = $1 AND type = 'email.replied' AND (data->>'enrollment_id')::bigint = $2`,
+        [t.workspaceId, enrollmentId],
+      );
+      expect(replied.n).toBe(1);
+      expect((await inboxByEmail('lea@oauth-mail.test')).lastError).toBeNull();
+    } finally {
+      process.env.GOOGLE_IMAP_PORT = '1';
+      resetConfig();
       await dovecot.stop();
     }
   });
