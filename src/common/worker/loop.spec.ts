@@ -2,11 +2,22 @@ import { Loop } from './loop.js';
 
 const tick = (ms = 5): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * Waits until `done()` holds (polling every few ms, up to 5 s): the tests follow the loop's progress
+ * rather than a fixed few milliseconds, which a loaded CI machine (GC pauses of a 3 GB test heap)
+ * overran once.
+ */
+async function until(done: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!done() && Date.now() < deadline) await tick(2);
+}
+
 describe('Loop', () => {
   it('runs again at once while a pass reports more work, then waits the interval', async () => {
     let passes = 0;
     const loop = new Loop({ name: 't', intervalMs: 60_000, pass: async () => ++passes < 3 });
     loop.start();
+    await until(() => passes >= 3);
     await tick(30);
     expect(passes).toBe(3); // two "more" passes rerun at once; the third sleeps a minute
     await loop.stop();
@@ -25,14 +36,15 @@ describe('Loop', () => {
       },
     });
     loop.start();
+    await until(() => passes >= 1);
     await tick();
     expect(passes).toBe(1);
     loop.wake(); // sleeping: wakes now
-    await tick();
+    await until(() => passes >= 2);
     expect(passes).toBe(2); // pass 2 is running (held)
     loop.wake(); // during a pass: the next pause is skipped
     release();
-    await tick();
+    await until(() => passes >= 3);
     expect(passes).toBe(3);
     await loop.stop();
   });
@@ -72,7 +84,7 @@ describe('Loop', () => {
       },
     });
     loop.start();
-    await tick(40);
+    await until(() => passes >= 2);
     expect(passes).toBeGreaterThanOrEqual(2);
     await loop.stop();
   });
@@ -84,7 +96,7 @@ describe('Loop', () => {
     await tick(20);
     expect(passes).toBe(0);
     loop.wake();
-    await tick();
+    await until(() => passes >= 1);
     expect(passes).toBe(1);
     await loop.stop();
   });
