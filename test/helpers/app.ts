@@ -16,7 +16,7 @@ import type { CreateKeyInput } from '../../src/modules/api-keys/api-keys.service
 export async function bootApp(): Promise<NestExpressApplication> {
   await runMigrations();
   const app = await createHttpApp();
-  // The run's traffic, for the check against the API document (test/openapi-traffic.e2e-spec.ts).
+  // The run's traffic, for the check against the API document (test/openapi/traffic.e2e-spec.ts).
   if (process.env.OPENAPI_TRAFFIC_FILE) recordTraffic(app.getHttpServer(), process.env.OPENAPI_TRAFFIC_FILE);
   return app;
 }
