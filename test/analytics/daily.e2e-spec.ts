@@ -1,8 +1,6 @@
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DataSource } from 'typeorm';
 import { bumpMetric } from '../../src/modules/analytics/metrics.js';
 import { dayRange } from '../../src/modules/analytics/analytics.service.js';
-import { api, bootApp, createTenant, mintKey } from '../helpers/app.js';
+import { api, createTenant, mintKey, useApp, app, db } from '../helpers/app.js';
 
 interface Row {
   date: string;
@@ -22,14 +20,7 @@ const day = (offsetDays: number): string =>
 const at = (date: string, time = '12:00:00'): Date => new Date(`${date}T${time}Z`);
 
 describe('analytics: GET /analytics/daily', () => {
-  let app: NestExpressApplication;
-  let db: DataSource;
-
-  beforeAll(async () => {
-    app = await bootApp();
-    db = app.get(DataSource);
-  });
-  afterAll(() => app.close());
+  useApp();
 
   const rows = async (token: string, qs = ''): Promise<Row[]> => {
     const res = await api(app, token).get(`/analytics/daily${qs}`);

@@ -8,20 +8,14 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getQueueToken } from '@nestjs/bull';
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Queue } from 'bull';
 import request from 'supertest';
-import { DataSource, type QueryRunner } from 'typeorm';
+import type { QueryRunner } from 'typeorm';
 import { resetConfig } from '../../src/config/app-config.js';
 import { SCRAPE_MAX_AGE_MS } from '../../src/modules/metrics/metrics.service.js';
-import { api, bootApp, createTenant, type TestTenant } from '../helpers/app.js';
-import {
-  seedCampaign,
-  seedContact,
-  seedEnrollment,
-  startSmtpSink,
-  type SmtpSink,
-} from '../helpers/mail-servers.js';
+import { api, createTenant, type TestTenant, useApp, app, db, q } from '../helpers/app.js';
+import { startSmtpSink, type SmtpSink } from '../helpers/mail-servers.js';
+import { seedCampaign, seedContact, seedEnrollment } from '../helpers/seed.js';
 import { waitFor } from '../helpers/wait.js';
 
 const TOKEN = 'metrics-test-token-0123456789';
@@ -57,14 +51,12 @@ function value(samples: Samples, name: string, labels: Record<string, string> = 
 }
 
 describe('GET /metrics', () => {
-  let app: NestExpressApplication;
-  let db: DataSource;
+  useApp();
   let sink: SmtpSink;
   let receiver: Server;
   let receiverUrl: string;
   let hooks = 0;
   let t: TestTenant;
-  const q = (sql: string, params?: unknown[]): Promise<unknown> => db.query(sql, params);
   const saved = { ...process.env };
 
   /** A scrape as it comes: within a second of the last render, that render's text. */
@@ -116,13 +108,10 @@ describe('GET /metrics', () => {
     });
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-    app = await bootApp();
-    db = app.get(DataSource);
     t = await createTenant(app);
   });
 
   afterAll(async () => {
-    await app.close();
     await sink.close();
     receiver.closeAllConnections();
     await new Promise((r) => receiver.close(r));

@@ -1,10 +1,8 @@
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Test } from 'supertest';
-import { DataSource } from 'typeorm';
 import type { CampaignStatus } from '../../src/modules/campaigns/entities/campaign.entity.js';
 import { Inbox } from '../../src/modules/inboxes/entities/inbox.entity.js';
 import { connectInbox } from '../../src/modules/inboxes/inboxes.service.js';
-import { api, bootApp, createTenant, type TestTenant } from '../helpers/app.js';
+import { api, createTenant, type TestTenant, useApp, app, db } from '../helpers/app.js';
 
 const MALFORMED = ['abc', '0', '-1', '1'.repeat(30)];
 const SCHEDULE = {
@@ -22,8 +20,7 @@ const ALLOWED: Record<CampaignStatus, CampaignStatus[]> = {
 };
 
 describe('campaigns', () => {
-  let app: NestExpressApplication;
-  let db: DataSource;
+  useApp();
   let t: TestTenant;
   let other: TestTenant;
   let inboxId: string;
@@ -69,14 +66,11 @@ describe('campaigns', () => {
   };
 
   beforeAll(async () => {
-    app = await bootApp();
-    db = app.get(DataSource);
     t = await createTenant(app);
     other = await createTenant(app);
     inboxId = await inbox(t);
     sequenceId = await sequence(t);
   });
-  afterAll(() => app.close());
 
   it('creates a draft with defaults and the documented fields', async () => {
     const res = await create({ name: 'Q3 outreach' });

@@ -1,13 +1,11 @@
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Test } from 'supertest';
-import { DataSource } from 'typeorm';
 import { Contact } from '../../src/modules/contacts/entities/contact.entity.js';
 import { Enrollment } from '../../src/modules/enrollments/entities/enrollment.entity.js';
 import type { EnrollmentStatus } from '../../src/modules/enrollments/enrollment-state.js';
 import { connectInbox } from '../../src/modules/inboxes/inboxes.service.js';
 import { Sequence } from '../../src/modules/sequences/entities/sequence.entity.js';
 import { Suppression } from '../../src/modules/suppressions/entities/suppression.entity.js';
-import { api, bootApp, createTenant, type TestTenant } from '../helpers/app.js';
+import { api, createTenant, type TestTenant, useApp, app, db } from '../helpers/app.js';
 
 const MALFORMED = ['abc', '0', '-1', '1'.repeat(30)];
 const SCHEDULE = {
@@ -25,8 +23,7 @@ const EXPECTED: Record<EnrollmentStatus, Record<Action, EnrollmentStatus | null>
 };
 
 describe('enrollments', () => {
-  let app: NestExpressApplication;
-  let db: DataSource;
+  useApp();
   let t: TestTenant;
   let other: TestTenant;
   let n = 0;
@@ -78,12 +75,9 @@ describe('enrollments', () => {
   };
 
   beforeAll(async () => {
-    app = await bootApp();
-    db = app.get(DataSource);
     t = await createTenant(app);
     other = await createTenant(app);
   });
-  afterAll(() => app.close());
 
   it('enrolls a sendable contact: 201, active, next_step_at = now + step 1 delay, enrolled counted', async () => {
     const camp = await activeCampaign(t, 30);

@@ -4,12 +4,10 @@
  * validated like the step; `GET /analytics/steps` validation. What the engine does with them is in
  * test/sending/campaign-features.e2e-spec.ts.
  */
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DataSource } from 'typeorm';
 import { bumpStepMetrics } from '../../src/modules/analytics/metrics.js';
 import { connectInbox } from '../../src/modules/inboxes/inboxes.service.js';
-import { api, bootApp, createTenant, type TestTenant } from '../helpers/app.js';
-import { seedContact, seedEnrollment } from '../helpers/mail-servers.js';
+import { api, createTenant, type TestTenant, useApp, app, db, q } from '../helpers/app.js';
+import { seedContact, seedEnrollment } from '../helpers/seed.js';
 
 const SCHEDULE = {
   timezone: 'Europe/Paris',
@@ -26,12 +24,10 @@ const step = (position: number, over: Record<string, unknown> = {}) => ({
 });
 
 describe('campaign features (API)', () => {
-  let app: NestExpressApplication;
-  let db: DataSource;
+  useApp();
   let t: TestTenant;
   let inboxId: string;
   let sequenceId: number;
-  const q = (sql: string, params?: unknown[]): Promise<unknown> => db.query(sql, params);
 
   const createCampaign = (body: Record<string, unknown>) => api(app, t.token).post('/campaigns').send(body);
   const patch = (id: number, body: Record<string, unknown>) =>
@@ -49,8 +45,6 @@ describe('campaign features (API)', () => {
     });
 
   beforeAll(async () => {
-    app = await bootApp();
-    db = app.get(DataSource);
     t = await createTenant(app);
     const { inbox } = await connectInbox(db, {
       workspaceId: t.workspaceId,
@@ -61,7 +55,6 @@ describe('campaign features (API)', () => {
     sequenceId = (await createSequence([step(1)])).body.data.id as number;
     expect((await api(app, t.token).post(`/sequences/${sequenceId}/publish`)).status).toBe(200);
   });
-  afterAll(() => app.close());
 
   it('start_at: an ISO timestamp with an offset, or null; settable on create and PATCH', async () => {
     const res = await createCampaign({ name: 'Later', start_at: '2030-01-01T09:00:00+02:00' });

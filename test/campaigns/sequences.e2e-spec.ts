@@ -1,4 +1,3 @@
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import { MAX_STEPS, MAX_VARIANTS } from '../../src/modules/sequences/dto/sequence.dto.js';
 import {
   RENDER_BUDGET_MS,
@@ -6,7 +5,7 @@ import {
   renderTemplate,
   sampleTemplateVars,
 } from '../../src/modules/sequences/templates.js';
-import { api, bootApp, createTenant, mintKey, type TestTenant } from '../helpers/app.js';
+import { api, createTenant, mintKey, type TestTenant, useApp, app } from '../helpers/app.js';
 
 const MALFORMED = ['abc', '0', '-1', '1'.repeat(30), '1.5'];
 const step = (position: number, extra: Record<string, unknown> = {}) => ({
@@ -18,16 +17,14 @@ const step = (position: number, extra: Record<string, unknown> = {}) => ({
 });
 
 describe('sequences', () => {
-  let app: NestExpressApplication;
+  useApp();
   let t: TestTenant;
   let other: TestTenant;
 
   beforeAll(async () => {
-    app = await bootApp();
     t = await createTenant(app);
     other = await createTenant(app);
   });
-  afterAll(() => app.close());
 
   const create = async (body: Record<string, unknown>) => api(app, t.token).post('/sequences').send(body);
 

@@ -7,24 +7,15 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DataSource } from 'typeorm';
 import { importFile } from '../../src/modules/imports/commands/import-file.js';
 import { ImportRunner } from '../../src/modules/imports/import-runner.js';
 import type { ImportView } from '../../src/modules/imports/import.view.js';
 import { ImportsService } from '../../src/modules/imports/imports.service.js';
-import { api, bootApp, createTenant, type TestTenant } from '../helpers/app.js';
+import { api, createTenant, type TestTenant, useApp, app, db } from '../helpers/app.js';
 import { waitFor } from '../helpers/wait.js';
 
 describe('contact cap (max_contacts_per_workspace)', () => {
-  let app: NestExpressApplication;
-  let db: DataSource;
-
-  beforeAll(async () => {
-    app = await bootApp();
-    db = app.get(DataSource);
-  });
-  afterAll(() => app.close());
+  useApp();
 
   const counts = async (ws: string): Promise<{ rows: number; counter: number }> => {
     const [r] = (await db.query(

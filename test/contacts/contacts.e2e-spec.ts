@@ -1,8 +1,7 @@
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
 import { upsertContacts, validateContactRow } from '../../src/modules/contacts/contact-upsert.js';
 import { CanonicalContactTimezones1799700000000 } from '../../src/database/migrations/1799700000000-CanonicalContactTimezones.js';
-import { api, bootApp, createTenant, mintKey, type TestTenant } from '../helpers/app.js';
+import { api, createTenant, mintKey, type TestTenant, useApp, app, db } from '../helpers/app.js';
 import { waitFor } from '../helpers/wait.js';
 
 interface ContactBody {
@@ -24,14 +23,7 @@ interface ContactBody {
 }
 
 describe('contacts: upsert, merge, lists, filters, tenancy', () => {
-  let app: NestExpressApplication;
-  let db: DataSource;
-
-  beforeAll(async () => {
-    app = await bootApp();
-    db = app.get(DataSource);
-  });
-  afterAll(() => app.close());
+  useApp();
 
   const createdEvents = async (workspaceId: string) =>
     (await db.query(

@@ -1,7 +1,5 @@
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DataSource } from 'typeorm';
 import { suppressAddress } from '../../src/modules/suppressions/suppression-store.js';
-import { api, bootApp, createTenant, mintKey, type TestTenant } from '../helpers/app.js';
+import { api, createTenant, mintKey, type TestTenant, useApp, app, db } from '../helpers/app.js';
 
 interface Entry {
   id: number;
@@ -12,14 +10,7 @@ interface Entry {
 }
 
 describe('suppressions: list, add by address and domain, sendable everywhere', () => {
-  let app: NestExpressApplication;
-  let db: DataSource;
-
-  beforeAll(async () => {
-    app = await bootApp();
-    db = app.get(DataSource);
-  });
-  afterAll(() => app.close());
+  useApp();
 
   const contact = async (t: TestTenant, email: string) => {
     const res = await api(app, t.token).post('/contacts').send({ email, first_name: 'Test' });

@@ -9,10 +9,8 @@
  * workspace in created_at order looking for them. The seed is large enough for the planner to choose
  * as it does at 1,000,000 rows (bench/scale.mjs measures that size).
  */
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import pg from 'pg';
-import { DataSource } from 'typeorm';
-import { api, bootApp, createTenant, type TestTenant } from '../helpers/app.js';
+import { api, createTenant, type TestTenant, useApp, app, db } from '../helpers/app.js';
 
 interface Captured {
   text: string;
@@ -57,8 +55,7 @@ function summarize(root: PlanNode): PlanSummary {
 }
 
 describe('list plans: every filter of every list is served by an index', () => {
-  let app: NestExpressApplication;
-  let db: DataSource;
+  useApp();
   let t: TestTenant;
   const captured: Captured[] = [];
   let capturing = false;
@@ -66,8 +63,6 @@ describe('list plans: every filter of every list is served by an index', () => {
   const ids: Record<string, number | string> = {};
 
   beforeAll(async () => {
-    app = await bootApp();
-    db = app.get(DataSource);
     t = await createTenant(app);
     const other = await createTenant(app);
     const w = t.workspaceId;

@@ -12,7 +12,8 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
 import { resetConfig } from '../../src/config/app-config.js';
 import type { TestTenant } from '../helpers/app.js';
-import { seedCampaign, startSmtpSink, type SmtpSink } from '../helpers/mail-servers.js';
+import { startSmtpSink, type SmtpSink } from '../helpers/mail-servers.js';
+import { seedCampaign } from '../helpers/seed.js';
 import { waitFor } from '../helpers/wait.js';
 
 const LEASE_SECONDS = 6;

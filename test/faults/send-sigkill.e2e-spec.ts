@@ -17,7 +17,7 @@ import { ensureBuilt } from '../helpers/dist.js';
 import { createFaultTenant } from '../helpers/faults-http.js';
 import { connectionsTo, sleep, startService, stopAllServices } from '../helpers/faults-procs.js';
 import { startRecordingServer, type RecordingServer } from '../helpers/faults-smtp.js';
-import { seedCampaign } from '../helpers/mail-servers.js';
+import { seedCampaign } from '../helpers/seed.js';
 import { waitFor } from '../helpers/wait.js';
 
 const ENROLLMENTS = 200;

@@ -18,7 +18,7 @@ import { ensureBuilt } from '../helpers/dist.js';
 import { createFaultTenant, jsonClient } from '../helpers/faults-http.js';
 import { sleep, startService, stopAllServices } from '../helpers/faults-procs.js';
 import { startDropAfterDataServer, type DropAfterDataServer } from '../helpers/faults-smtp.js';
-import { seedCampaign, seedContact, seedEnrollment } from '../helpers/mail-servers.js';
+import { seedCampaign, seedContact, seedEnrollment } from '../helpers/seed.js';
 import { waitFor } from '../helpers/wait.js';
 
 const LEASE_SECONDS = 3;

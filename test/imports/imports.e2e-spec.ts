@@ -1,8 +1,6 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DataSource } from 'typeorm';
 import type { Job } from 'bull';
 import { importFile } from '../../src/modules/imports/commands/import-file.js';
 import { RUN_IMPORT_JOB, type RunImportPayload } from '../../src/modules/imports/import-queue.js';
@@ -10,18 +8,11 @@ import { RunImportJob } from '../../src/modules/imports/jobs/run-import.job.js';
 import { ImportRunner, IMPORT_CHUNK_ROWS } from '../../src/modules/imports/import-runner.js';
 import type { ImportView } from '../../src/modules/imports/import.view.js';
 import { ImportsService } from '../../src/modules/imports/imports.service.js';
-import { api, bootApp, createTenant, mintKey, type TestTenant } from '../helpers/app.js';
+import { api, createTenant, mintKey, type TestTenant, useApp, app, db } from '../helpers/app.js';
 import { waitFor } from '../helpers/wait.js';
 
 describe('bulk contact imports', () => {
-  let app: NestExpressApplication;
-  let db: DataSource;
-
-  beforeAll(async () => {
-    app = await bootApp();
-    db = app.get(DataSource);
-  });
-  afterAll(() => app.close());
+  useApp();
 
   const finished = async (t: TestTenant, id: number): Promise<ImportView> =>
     waitFor(async () => {

@@ -18,16 +18,8 @@ import { DataSource } from 'typeorm';
 import { resetConfig } from '../../src/config/app-config.js';
 import { bootApp, createTenant, type TestTenant } from '../helpers/app.js';
 import { startHungServer, startImapProxy, type HungServer, type ImapProxy } from '../helpers/imap.js';
-import {
-  seedCampaign,
-  seedContact,
-  seedEnrollment,
-  startDovecot,
-  startSmtpSink,
-  type Dovecot,
-  type SeededCampaign,
-  type SmtpSink,
-} from '../helpers/mail-servers.js';
+import { startDovecot, startSmtpSink, type Dovecot, type SmtpSink } from '../helpers/mail-servers.js';
+import { seedCampaign, seedContact, seedEnrollment, type SeededCampaign } from '../helpers/seed.js';
 import { waitFor } from '../helpers/wait.js';
 
 const MiB = 1024 * 1024;

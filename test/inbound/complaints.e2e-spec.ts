@@ -8,23 +8,12 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import { verify as octokitVerify } from '@octokit/webhooks-methods';
 import { Webhook } from 'standardwebhooks';
 import request from 'supertest';
-import { DataSource } from 'typeorm';
-import { resetConfig } from '../../src/config/app-config.js';
-import { api, bootApp, createTenant, type TestTenant } from '../helpers/app.js';
-import {
-  seedCampaign,
-  seedContact,
-  seedEnrollment,
-  startDovecot,
-  startSmtpSink,
-  type Dovecot,
-  type SeededCampaign,
-  type SmtpSink,
-} from '../helpers/mail-servers.js';
+import { api, createTenant, type TestTenant, useApp, app, q, one, FAST_SENDING } from '../helpers/app.js';
+import { startDovecot, startSmtpSink, type Dovecot, type SmtpSink } from '../helpers/mail-servers.js';
+import { seedCampaign, seedContact, seedEnrollment, type SeededCampaign } from '../helpers/seed.js';
 import { waitFor } from '../helpers/wait.js';
 
 const DOMAIN = 'complaints.test';
@@ -47,8 +36,14 @@ interface Received {
 }
 
 describe('complaints (ARF over real IMAP and the inbound route)', () => {
-  let app: NestExpressApplication;
-  let db: DataSource;
+  useApp({
+    env: {
+      ...FAST_SENDING,
+      IMAP_POLL_SECONDS: '1',
+      WEBHOOK_ALLOWED_TEST_HOSTS: '127.0.0.1',
+      WEBHOOK_POLL_MS: '50',
+    },
+  });
   let sink: SmtpSink;
   let dovecot: Dovecot;
   let receiver: Server;
@@ -57,9 +52,6 @@ describe('complaints (ARF over real IMAP and the inbound route)', () => {
   let c: SeededCampaign;
   let other: SeededCampaign;
   const sent = new Map<string, { contactId: number; enrollmentId: number; messageId: string }>();
-  const q = (sql: string, params?: unknown[]): Promise<unknown> => db.query(sql, params);
-  const one = async <T>(sql: string, params?: unknown[]): Promise<T> =>
-    ((await db.query(sql, params)) as T[])[0];
   const enrollment = (id: number) =>
     one<{ status: string; stop_reason: string | null }>(
       'SELECT status, stop_reason FROM enrollments WHERE id = $1',
@@ -91,16 +83,8 @@ describe('complaints (ARF over real IMAP and the inbound route)', () => {
       });
     });
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-    process.env.SEND_TICK_MS = '50';
-    process.env.SEND_MIN_GAP_SECONDS = '0';
-    process.env.IMAP_POLL_SECONDS = '1';
-    process.env.WEBHOOK_ALLOWED_TEST_HOSTS = '127.0.0.1';
-    process.env.WEBHOOK_POLL_MS = '50';
-    resetConfig();
     dovecot = await startDovecot();
     sink = await startSmtpSink();
-    app = await bootApp();
-    db = app.get(DataSource);
     t = await createTenant(app);
     c = await seedCampaign(q, {
       workspaceId: t.workspaceId,
@@ -131,7 +115,6 @@ describe('complaints (ARF over real IMAP and the inbound route)', () => {
   }, 60_000);
 
   afterAll(async () => {
-    await app.close();
     await sink.close();
     await dovecot.stop();
     receiver.closeAllConnections();

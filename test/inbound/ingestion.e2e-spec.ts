@@ -3,21 +3,10 @@
  * `POST /api/v1/inbound/{inbox_id}`: replies stop the enrollment, auto-replies do not, a DSN 5.1.1
  * suppresses and stops as bounced, 4.x.x and 5.7.x are recorded only, unmatched mail is ignored.
  */
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
-import { DataSource } from 'typeorm';
-import { resetConfig } from '../../src/config/app-config.js';
-import { bootApp, createTenant, type TestTenant } from '../helpers/app.js';
-import {
-  seedCampaign,
-  seedContact,
-  seedEnrollment,
-  startDovecot,
-  startSmtpSink,
-  type Dovecot,
-  type SeededCampaign,
-  type SmtpSink,
-} from '../helpers/mail-servers.js';
+import { createTenant, type TestTenant, useApp, app, q, one, FAST_SENDING } from '../helpers/app.js';
+import { startDovecot, startSmtpSink, type Dovecot, type SmtpSink } from '../helpers/mail-servers.js';
+import { seedCampaign, seedContact, seedEnrollment, type SeededCampaign } from '../helpers/seed.js';
 import { waitFor } from '../helpers/wait.js';
 
 function dsn(opts: {
@@ -89,16 +78,12 @@ function reply(opts: {
 }
 
 describe('mail ingestion (real IMAP and the inbound route)', () => {
-  let app: NestExpressApplication;
-  let db: DataSource;
+  useApp({ env: { ...FAST_SENDING, IMAP_POLL_SECONDS: '1' } });
   let sink: SmtpSink;
   let dovecot: Dovecot;
   let t: TestTenant;
   let c: SeededCampaign;
   const sentIds = new Map<string, { enrollmentId: number; contactId: number; messageId: string }>();
-  const q = (sql: string, params?: unknown[]): Promise<unknown> => db.query(sql, params);
-  const one = async <T>(sql: string, params?: unknown[]): Promise<T> =>
-    ((await db.query(sql, params)) as T[])[0];
   const enrollment = (id: number) =>
     one<{ status: string; stop_reason: string | null }>(
       'SELECT status, stop_reason FROM enrollments WHERE id = $1',
@@ -112,14 +97,8 @@ describe('mail ingestion (real IMAP and the inbound route)', () => {
   const sender = () => `sender1@${'ingest.test'}`;
 
   beforeAll(async () => {
-    process.env.SEND_TICK_MS = '50';
-    process.env.SEND_MIN_GAP_SECONDS = '0';
-    process.env.IMAP_POLL_SECONDS = '1';
-    resetConfig();
     dovecot = await startDovecot();
     sink = await startSmtpSink();
-    app = await bootApp();
-    db = app.get(DataSource);
     t = await createTenant(app);
     c = await seedCampaign(q, {
       workspaceId: t.workspaceId,
@@ -151,7 +130,6 @@ describe('mail ingestion (real IMAP and the inbound route)', () => {
   }, 60_000);
 
   afterAll(async () => {
-    await app.close();
     await sink.close();
     await dovecot.stop();
   });

@@ -18,7 +18,7 @@ import { resetConfig } from '../../src/config/app-config.js';
 import { DELIBERATE_HARD_SOFT } from '../../src/modules/mail-reading/fixtures/sisimai-disagreements.js';
 import { readMail } from '../../src/modules/mail-reading/read-mail.js';
 import { bootApp, createTenant, type TestTenant } from '../helpers/app.js';
-import { seedCampaign, seedContact, type SeededCampaign } from '../helpers/mail-servers.js';
+import { seedCampaign, seedContact, type SeededCampaign } from '../helpers/seed.js';
 
 const CORPUS = resolve(process.cwd(), 'test', 'fixtures', 'mail');
 const SAMPLES = join(CORPUS, 'sisimai');

@@ -19,7 +19,7 @@ import { ReplyCategorizer } from '../../src/modules/reply-categories/reply-categ
 import { WorkerRunner } from '../../src/worker/worker.module.js';
 import { api, bootApp, createTenant, type TestTenant } from '../helpers/app.js';
 import { startFakeProvider, type FakeProvider, type FakeProviderName } from '../helpers/fake-ai-providers.js';
-import { seedCampaign, seedContact, type SeededCampaign } from '../helpers/mail-servers.js';
+import { seedCampaign, seedContact, type SeededCampaign } from '../helpers/seed.js';
 import { waitFor } from '../helpers/wait.js';
 
 const KEY = 'sk-test-cat2-4b1d9e';

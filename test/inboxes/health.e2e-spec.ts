@@ -10,7 +10,7 @@ import { resetConfig } from '../../src/config/app-config.js';
 import { sealSettings } from '../../src/modules/inboxes/inbox-credentials.js';
 import { api, bootApp, createTenant, type TestTenant } from '../helpers/app.js';
 import { startDnsServer, type DnsServer } from '../helpers/dns-server.js';
-import { seedCampaign } from '../helpers/mail-servers.js';
+import { seedCampaign } from '../helpers/seed.js';
 
 const dkimKey = (): string =>
   `v=DKIM1; k=rsa; p=${generateKeyPairSync('rsa', { modulusLength: 1024 })

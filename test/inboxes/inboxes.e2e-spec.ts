@@ -1,12 +1,10 @@
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import { execFile, execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import type { Test } from 'supertest';
-import { DataSource } from 'typeorm';
 import { Inbox } from '../../src/modules/inboxes/entities/inbox.entity.js';
 import { loadInboxTransport, verifyInboundSecret } from '../../src/modules/inboxes/inbox-credentials.js';
 import { connectInbox } from '../../src/modules/inboxes/inboxes.service.js';
-import { api, bootApp, createTenant, type TestTenant } from '../helpers/app.js';
+import { api, createTenant, type TestTenant, useApp, app, db } from '../helpers/app.js';
 
 const SMTP_PASSWORD = 'smtp-pa55word-CANARY-1';
 const IMAP_PASSWORD = 'imap-pa55word-CANARY-2';
@@ -53,20 +51,16 @@ function runCli(args: string[]): Promise<CliResult> {
 }
 
 describe('inboxes and inbox:connect', () => {
-  let app: NestExpressApplication;
-  let db: DataSource;
+  useApp();
   let t: TestTenant;
   let other: TestTenant;
 
   beforeAll(async () => {
-    app = await bootApp();
-    db = app.get(DataSource);
     t = await createTenant(app);
     other = await createTenant(app);
     // Same step as `npm run cli`: build dist/ when it is missing or older than src/.
     execFileSync(process.execPath, ['scripts/ensure-built.mjs'], { stdio: ['ignore', 'ignore', 'inherit'] });
   }, 240_000);
-  afterAll(() => app.close());
 
   const connectArgs = (workspace: string, email: string, extra: string[] = []): string[] => [
     'inbox:connect',

@@ -21,14 +21,8 @@ import { Inbox } from '../../src/modules/inboxes/entities/inbox.entity.js';
 import { imapAuthFor } from '../../src/modules/inboxes/imap-auth.js';
 import { InboxTokens } from '../../src/modules/inboxes/oauth/inbox-tokens.service.js';
 import { api, bootApp, createTenant, type TestTenant } from '../helpers/app.js';
-import {
-  dovecotAvailable,
-  seedCampaign,
-  seedContact,
-  seedEnrollment,
-  startSmtpSink,
-  type SmtpSink,
-} from '../helpers/mail-servers.js';
+import { dovecotAvailable, startSmtpSink, type SmtpSink } from '../helpers/mail-servers.js';
+import { seedCampaign, seedContact, seedEnrollment } from '../helpers/seed.js';
 import { startOAuthDovecot } from '../helpers/dovecot-oauth.js';
 import { startOAuthServer, type FakeOAuthServer } from '../helpers/oauth-server.js';
 import { waitFor } from '../helpers/wait.js';

@@ -2,39 +2,20 @@
  * `PATCH /inboxes/{id}` (CONTRACT §19): display name, daily limit, pause/resume, ramp-up; and the
  * send engine keeping within the effective limit, against a real SMTP server.
  */
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
-import { resetConfig } from '../../src/config/app-config.js';
-import { api, bootApp, createTenant, mintKey } from '../helpers/app.js';
-import {
-  seedCampaign,
-  seedContact,
-  seedEnrollment,
-  startSmtpSink,
-  type SmtpSink,
-} from '../helpers/mail-servers.js';
+import { api, createTenant, mintKey, useApp, app, q, one, FAST_SENDING } from '../helpers/app.js';
+import { startSmtpSink, type SmtpSink } from '../helpers/mail-servers.js';
+import { seedCampaign, seedContact, seedEnrollment } from '../helpers/seed.js';
 import { waitFor } from '../helpers/wait.js';
 
 describe('inbox settings and ramp-up', () => {
-  let app: NestExpressApplication;
-  let db: DataSource;
+  useApp({ env: FAST_SENDING });
   let sink: SmtpSink;
-  const q = (sql: string, params?: unknown[]): Promise<unknown> => db.query(sql, params);
-  const one = async <T>(sql: string, params?: unknown[]): Promise<T> =>
-    ((await db.query(sql, params)) as T[])[0];
 
   beforeAll(async () => {
-    process.env.SEND_TICK_MS = '50';
-    process.env.SEND_MIN_GAP_SECONDS = '0';
-    process.env.IMAP_POLL_SECONDS = '3600';
-    resetConfig();
     sink = await startSmtpSink();
-    app = await bootApp();
-    db = app.get(DataSource);
   });
   afterAll(async () => {
-    await app.close();
     await sink.close();
   });
 

@@ -6,11 +6,10 @@
  * (test/sequencer.mjs). Zero mismatches is the only pass.
  */
 import { readFileSync } from 'node:fs';
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
 import { resetConfig } from '../../src/config/app-config.js';
 import { connectInbox } from '../../src/modules/inboxes/inboxes.service.js';
-import { api, bootApp, createTenant, type TestTenant } from '../helpers/app.js';
+import { api, createTenant, type TestTenant, useApp, app } from '../helpers/app.js';
 import { readTraffic, validateTraffic, type Exchange } from '../helpers/openapi-traffic.js';
 
 const doc = JSON.parse(readFileSync('openapi.json', 'utf8')) as Record<string, unknown>;
@@ -22,17 +21,13 @@ const SCHEDULE = {
 };
 
 describe('API document against real traffic', () => {
-  let app: NestExpressApplication;
+  useApp({ env: { WEBHOOK_ALLOWED_TEST_HOSTS: '127.0.0.1' } });
   let t: TestTenant;
 
   beforeAll(async () => {
-    process.env.WEBHOOK_ALLOWED_TEST_HOSTS = '127.0.0.1';
-    resetConfig();
-    app = await bootApp();
     t = await createTenant(app, { maxWorkspaces: 5 });
   });
   afterAll(async () => {
-    await app.close();
     delete process.env.WEBHOOK_ALLOWED_TEST_HOSTS;
     resetConfig();
   });

@@ -1,19 +1,16 @@
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import { checksum } from '../../src/common/auth/token.js';
 import { DataSource } from 'typeorm';
 import { CACHE_TTL_MS } from '../../src/modules/api-keys/api-key-auth.service.js';
 import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js';
-import { api, bootApp, createTenant, mintKey, type TestTenant } from '../helpers/app.js';
+import { api, createTenant, mintKey, type TestTenant, useApp, app } from '../helpers/app.js';
 
 describe('credentials: the 401/403 matrix and /me', () => {
-  let app: NestExpressApplication;
+  useApp();
   let t: TestTenant;
 
   beforeAll(async () => {
-    app = await bootApp();
     t = await createTenant(app);
   });
-  afterAll(() => app.close());
 
   const expect401 = async (header: string | undefined): Promise<void> => {
     let req = api(app).get('/me');

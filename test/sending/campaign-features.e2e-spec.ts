@@ -3,19 +3,10 @@
  * server: sending in the contact's timezone, the scheduled start, step variants (A/B) with their
  * analytics adding up to the campaign totals. docs/campaign-features.md.
  */
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
-import { DataSource } from 'typeorm';
-import { resetConfig } from '../../src/config/app-config.js';
-import { api, bootApp, createTenant } from '../helpers/app.js';
-import {
-  ALL_DAYS,
-  seedCampaign,
-  seedContact,
-  seedEnrollment,
-  startSmtpSink,
-  type SmtpSink,
-} from '../helpers/mail-servers.js';
+import { api, createTenant, useApp, app, q, all, FAST_SENDING } from '../helpers/app.js';
+import { startSmtpSink, type SmtpSink } from '../helpers/mail-servers.js';
+import { ALL_DAYS, seedCampaign, seedContact, seedEnrollment } from '../helpers/seed.js';
 import { waitFor, waitForCount } from '../helpers/wait.js';
 
 /** Minute of the day of `at` on a wall clock in `timeZone` (Intl, independent of the engine's code). */
@@ -47,25 +38,14 @@ async function hourOpenNowIn(timeZone: string): Promise<{ start: number; end: nu
 }
 
 describe('campaign features with the real engine (real SMTP)', () => {
-  let app: NestExpressApplication;
-  let db: DataSource;
+  useApp({ env: FAST_SENDING });
   let sink: SmtpSink;
-  const q = (sql: string, params?: unknown[]): Promise<unknown> => db.query(sql, params);
-  const all = async <T>(sql: string, params?: unknown[]): Promise<T[]> =>
-    (await db.query(sql, params)) as T[];
   const mailsTo = (email: string) => sink.received.filter((m) => m.to.includes(email));
 
   beforeAll(async () => {
-    process.env.SEND_TICK_MS = '50';
-    process.env.SEND_MIN_GAP_SECONDS = '0';
-    process.env.IMAP_POLL_SECONDS = '3600';
-    resetConfig();
     sink = await startSmtpSink({ rejectRecipient: (a) => (a.startsWith('bounce') ? 550 : undefined) });
-    app = await bootApp();
-    db = app.get(DataSource);
   });
   afterAll(async () => {
-    await app.close();
     await sink.close();
   });
 

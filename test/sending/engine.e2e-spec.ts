@@ -4,31 +4,18 @@
  * schedule window, SMTP hard bounces, and a step recorded but never finalised (a crash) that is
  * never sent again.
  */
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
-import { DataSource } from 'typeorm';
-import { resetConfig } from '../../src/config/app-config.js';
 import { MessageRetentionService } from '../../src/modules/threads/message-retention.service.js';
-import { bootApp, createTenant } from '../helpers/app.js';
-import {
-  ALL_DAYS,
-  seedCampaign,
-  seedContact,
-  seedEnrollment,
-  startSmtpSink,
-  type SmtpSink,
-} from '../helpers/mail-servers.js';
+import { createTenant, useApp, app, q, one, FAST_SENDING } from '../helpers/app.js';
+import { startSmtpSink, type SmtpSink } from '../helpers/mail-servers.js';
+import { ALL_DAYS, seedCampaign, seedContact, seedEnrollment } from '../helpers/seed.js';
 import { waitFor } from '../helpers/wait.js';
 
 const WEEKDAY = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
 
 describe('sending engine (real SMTP)', () => {
-  let app: NestExpressApplication;
-  let db: DataSource;
+  useApp({ env: FAST_SENDING });
   let sink: SmtpSink;
-  const q = (sql: string, params?: unknown[]): Promise<unknown> => db.query(sql, params);
-  const one = async <T>(sql: string, params?: unknown[]): Promise<T> =>
-    ((await db.query(sql, params)) as T[])[0];
 
   /** Waits until the enrollment's status is `completed`; `what` names the wait in a timeout. */
   const untilCompleted = async (enrollmentId: number, what = 'enrollment completed'): Promise<void> => {
@@ -41,16 +28,9 @@ describe('sending engine (real SMTP)', () => {
   };
 
   beforeAll(async () => {
-    process.env.SEND_TICK_MS = '50';
-    process.env.SEND_MIN_GAP_SECONDS = '0';
-    process.env.IMAP_POLL_SECONDS = '3600';
-    resetConfig();
     sink = await startSmtpSink({ rejectRecipient: (a) => (a.startsWith('nobody@') ? 550 : undefined) });
-    app = await bootApp();
-    db = app.get(DataSource);
   });
   afterAll(async () => {
-    await app.close();
     await sink.close();
   });
 

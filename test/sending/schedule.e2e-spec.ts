@@ -4,20 +4,10 @@
  * next tick sends what the new window allows. Against a real SMTP server (smtp-server) and the real
  * app with its worker timers; the schedule is changed through the API.
  */
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DataSource } from 'typeorm';
-import { resetConfig } from '../../src/config/app-config.js';
 import { claimLeaseSeconds } from '../../src/modules/enrollments/reevaluate-deferred.js';
-import { api, bootApp, createTenant, type TestTenant } from '../helpers/app.js';
-import {
-  ALL_DAYS,
-  seedCampaign,
-  seedContact,
-  seedEnrollment,
-  startSmtpSink,
-  type SeedStep,
-  type SmtpSink,
-} from '../helpers/mail-servers.js';
+import { api, createTenant, type TestTenant, useApp, app, q, one, FAST_SENDING } from '../helpers/app.js';
+import { startSmtpSink, type SmtpSink } from '../helpers/mail-servers.js';
+import { ALL_DAYS, seedCampaign, seedContact, seedEnrollment, type SeedStep } from '../helpers/seed.js';
 import { waitFor } from '../helpers/wait.js';
 
 const WEEKDAY = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
@@ -25,12 +15,8 @@ const DAY = 86_400_000;
 const OPEN = { timezone: 'UTC', days: ALL_DAYS, start_time: '00:00', end_time: '24:00' };
 
 describe('campaign schedule changes take effect at once (real SMTP)', () => {
-  let app: NestExpressApplication;
-  let db: DataSource;
+  useApp({ env: FAST_SENDING });
   let sink: SmtpSink;
-  const q = (sql: string, params?: unknown[]): Promise<unknown> => db.query(sql, params);
-  const one = async <T>(sql: string, params?: unknown[]): Promise<T> =>
-    ((await db.query(sql, params)) as T[])[0];
   const mailsTo = (email: string) => sink.received.filter((m) => m.to.includes(email));
   const enrollment = (id: number) =>
     one<{ status: string; current_step: number; next_step_at: Date | null }>(
@@ -73,16 +59,9 @@ describe('campaign schedule changes take effect at once (real SMTP)', () => {
   const ticks = () => new Promise((r) => setTimeout(r, 400)); // several 50 ms ticks
 
   beforeAll(async () => {
-    process.env.SEND_TICK_MS = '50';
-    process.env.SEND_MIN_GAP_SECONDS = '0';
-    process.env.IMAP_POLL_SECONDS = '3600';
-    resetConfig();
     sink = await startSmtpSink();
-    app = await bootApp();
-    db = app.get(DataSource);
   });
   afterAll(async () => {
-    await app.close();
     await sink.close();
   });
 

@@ -20,7 +20,8 @@ import { runMigrations } from '../../src/database/migrate.js';
 import { ensureBuilt, freePort } from '../helpers/dist.js';
 import { createFaultTenant } from '../helpers/faults-http.js';
 import { sleep, startService, stopAllServices } from '../helpers/faults-procs.js';
-import { seedCampaign, startSmtpSink, type SmtpSink } from '../helpers/mail-servers.js';
+import { startSmtpSink, type SmtpSink } from '../helpers/mail-servers.js';
+import { seedCampaign } from '../helpers/seed.js';
 import { waitFor } from '../helpers/wait.js';
 
 const ENROLLMENTS = 40;

@@ -3,28 +3,16 @@
  * real engine and a real SMTP server: stop on reply for the whole company domain (never for free-mail
  * domains), and bounce protection pausing a campaign whose recent hard-bounce rate is too high.
  */
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
-import { DataSource } from 'typeorm';
-import { resetConfig } from '../../src/config/app-config.js';
 import { pauseOnBounceRate } from '../../src/modules/campaigns/bounce-protection.js';
-import { api, bootApp, createTenant } from '../helpers/app.js';
-import {
-  seedCampaign,
-  seedContact,
-  seedEnrollment,
-  startSmtpSink,
-  type SmtpSink,
-} from '../helpers/mail-servers.js';
+import { api, createTenant, useApp, app, db, q, all, FAST_SENDING } from '../helpers/app.js';
+import { startSmtpSink, type SmtpSink } from '../helpers/mail-servers.js';
+import { seedCampaign, seedContact, seedEnrollment } from '../helpers/seed.js';
 import { waitFor, waitForCount } from '../helpers/wait.js';
 
 describe('stop on reply by domain and bounce protection (real SMTP)', () => {
-  let app: NestExpressApplication;
-  let db: DataSource;
+  useApp({ env: FAST_SENDING });
   let sink: SmtpSink;
-  const q = (sql: string, params?: unknown[]): Promise<unknown> => db.query(sql, params);
-  const all = async <T>(sql: string, params?: unknown[]): Promise<T[]> =>
-    (await db.query(sql, params)) as T[];
   const mailsTo = (email: string) => sink.received.filter((m) => m.to.includes(email));
   const enrollment = async (id: number) =>
     (
@@ -35,16 +23,9 @@ describe('stop on reply by domain and bounce protection (real SMTP)', () => {
     )[0];
 
   beforeAll(async () => {
-    process.env.SEND_TICK_MS = '50';
-    process.env.SEND_MIN_GAP_SECONDS = '0';
-    process.env.IMAP_POLL_SECONDS = '3600';
-    resetConfig();
     sink = await startSmtpSink({ rejectRecipient: (a) => (a.startsWith('bounce') ? 550 : undefined) });
-    app = await bootApp();
-    db = app.get(DataSource);
   });
   afterAll(async () => {
-    await app.close();
     await sink.close();
   });
 

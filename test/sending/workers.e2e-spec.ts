@@ -8,13 +8,8 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
 import { resetConfig } from '../../src/config/app-config.js';
 import type { TestTenant } from '../helpers/app.js';
-import {
-  seedCampaign,
-  seedContact,
-  seedEnrollment,
-  startSmtpSink,
-  type SmtpSink,
-} from '../helpers/mail-servers.js';
+import { startSmtpSink, type SmtpSink } from '../helpers/mail-servers.js';
+import { seedCampaign, seedContact, seedEnrollment } from '../helpers/seed.js';
 import { waitFor } from '../helpers/wait.js';
 
 const output = new Map<ChildProcess, string[]>();

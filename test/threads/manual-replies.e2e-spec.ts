@@ -5,20 +5,10 @@
  * an unknown outcome is never resent, a crash leaves nothing to resend), and refused for suppressed
  * contacts, inactive inboxes and full days.
  */
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
-import { DataSource } from 'typeorm';
-import { resetConfig } from '../../src/config/app-config.js';
-import { api, bootApp, createTenant, mintKey, type TestTenant } from '../helpers/app.js';
-import {
-  seedCampaign,
-  seedContact,
-  seedEnrollment,
-  startSmtpSink,
-  type DataEndAction,
-  type SeededCampaign,
-  type SmtpSink,
-} from '../helpers/mail-servers.js';
+import { api, createTenant, mintKey, type TestTenant, useApp, app, q, one } from '../helpers/app.js';
+import { startSmtpSink, type DataEndAction, type SmtpSink } from '../helpers/mail-servers.js';
+import { seedCampaign, seedContact, seedEnrollment, type SeededCampaign } from '../helpers/seed.js';
 import { ManualReplySweeper, STALE_SECONDS } from '../../src/modules/sending/manual/manual-reply-sweeper.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -29,17 +19,15 @@ interface Sent {
 }
 
 describe('manual replies (POST /threads/{id}/messages, real SMTP)', () => {
-  let app: NestExpressApplication;
-  let db: DataSource;
+  useApp({
+    env: { SEND_TICK_MS: '50', SEND_MIN_GAP_SECONDS: '0', PUBLIC_URL: 'https://outreach.example.com' },
+  });
   let sink: SmtpSink;
   let t: TestTenant;
   let c: SeededCampaign;
   let dataEnd: DataEndAction = 'accept';
   let refuse: string | null = null;
   const sent = new Map<string, Sent>();
-  const q = (sql: string, params?: unknown[]): Promise<unknown> => db.query(sql, params);
-  const one = async <T>(sql: string, params?: unknown[]): Promise<T> =>
-    ((await db.query(sql, params)) as T[])[0];
   const reply = (threadId: number, body: Record<string, unknown>, key?: string) => {
     const req = api(app, t.token).post(`/threads/${threadId}/messages`).send(body);
     return key ? req.set('Idempotency-Key', key) : req;
@@ -50,16 +38,10 @@ describe('manual replies (POST /threads/{id}/messages, real SMTP)', () => {
   const mailsTo = (address: string) => sink.received.filter((r) => r.to.includes(address));
 
   beforeAll(async () => {
-    process.env.SEND_TICK_MS = '50';
-    process.env.SEND_MIN_GAP_SECONDS = '0';
-    process.env.PUBLIC_URL = 'https://outreach.example.com';
-    resetConfig();
     sink = await startSmtpSink({
       dataEnd: () => dataEnd,
       rejectRecipient: (address) => (address === refuse ? 550 : undefined),
     });
-    app = await bootApp();
-    db = app.get(DataSource);
     t = await createTenant(app);
     c = await seedCampaign(q, {
       workspaceId: t.workspaceId,
@@ -90,7 +72,6 @@ describe('manual replies (POST /threads/{id}/messages, real SMTP)', () => {
   }, 60_000);
 
   afterAll(async () => {
-    await app.close();
     await sink.close();
     delete process.env.PUBLIC_URL;
   });

@@ -3,19 +3,11 @@
  * unknown, never resent; one still within any SMTP timeout, and the campaign's own messages, are
  * left alone.
  */
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DataSource } from 'typeorm';
 import { ManualReplySweeper, STALE_SECONDS } from '../../src/modules/sending/manual/manual-reply-sweeper.js';
-import { api, bootApp, createTenant } from '../helpers/app.js';
+import { api, createTenant, useApp, app, db } from '../helpers/app.js';
 
 describe('manual replies left sending', () => {
-  let app: NestExpressApplication;
-  let db: DataSource;
-  beforeAll(async () => {
-    app = await bootApp();
-    db = app.get(DataSource);
-  });
-  afterAll(() => app.close());
+  useApp();
 
   it('marks a stale one failed (outcome unknown), in batches, and leaves the others', async () => {
     const t = await createTenant(app);

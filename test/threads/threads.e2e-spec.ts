@@ -1,17 +1,14 @@
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Test } from 'supertest';
-import { DataSource } from 'typeorm';
 import { Contact } from '../../src/modules/contacts/entities/contact.entity.js';
 import { connectInbox } from '../../src/modules/inboxes/inboxes.service.js';
 import { Message } from '../../src/modules/threads/entities/message.entity.js';
 import { Thread } from '../../src/modules/threads/entities/thread.entity.js';
-import { api, bootApp, createTenant, mintKey, type TestTenant } from '../helpers/app.js';
+import { api, createTenant, mintKey, type TestTenant, useApp, app, db } from '../helpers/app.js';
 
 const MALFORMED = ['abc', '0', '-1', '1'.repeat(30)];
 
 describe('threads and messages (read routes)', () => {
-  let app: NestExpressApplication;
-  let db: DataSource;
+  useApp();
   let t: TestTenant;
   let other: TestTenant;
   let n = 0;
@@ -110,12 +107,9 @@ describe('threads and messages (read routes)', () => {
   };
 
   beforeAll(async () => {
-    app = await bootApp();
-    db = app.get(DataSource);
     t = await createTenant(app);
     other = await createTenant(app);
   });
-  afterAll(() => app.close());
 
   it('shows a thread and its messages with the documented fields', async () => {
     const s = await seed(t, null);
