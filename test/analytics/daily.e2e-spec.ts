@@ -1,6 +1,6 @@
 import { bumpMetric } from '../../src/modules/analytics/metrics.js';
 import { dayRange } from '../../src/modules/analytics/analytics.service.js';
-import { api, createTenant, mintKey, useApp, app, db } from '../helpers/app.js';
+import { api, createTenant, useApp, app, db, workspaceKey } from '../helpers/app.js';
 
 interface Row {
   date: string;
@@ -179,19 +179,11 @@ describe('analytics: GET /analytics/daily', () => {
 
   it('needs analytics:read', async () => {
     const t = await createTenant(app);
-    const noScope = await mintKey(app, {
-      tier: 'workspace',
-      workspaceId: t.workspaceId,
-      scopes: ['contacts:read'],
-    });
+    const noScope = await workspaceKey(app, t.workspaceId, ['contacts:read']);
     const res = await api(app, noScope).get('/analytics/daily');
     expect(res.status).toBe(403);
     expect(res.body.error.type).toBe('forbidden');
-    const ok = await mintKey(app, {
-      tier: 'workspace',
-      workspaceId: t.workspaceId,
-      scopes: ['analytics:read'],
-    });
+    const ok = await workspaceKey(app, t.workspaceId, ['analytics:read']);
     expect((await api(app, ok).get('/analytics/daily')).status).toBe(200);
   });
 

@@ -5,7 +5,7 @@ import {
   renderTemplate,
   sampleTemplateVars,
 } from '../../src/modules/sequences/templates.js';
-import { api, createTenant, mintKey, type TestTenant, useApp, app } from '../helpers/app.js';
+import { api, createTenant, type TestTenant, useApp, app, workspaceKey } from '../helpers/app.js';
 
 const MALFORMED = ['abc', '0', '-1', '1'.repeat(30), '1.5'];
 const step = (position: number, extra: Record<string, unknown> = {}) => ({
@@ -343,18 +343,10 @@ describe('sequences', () => {
   });
 
   it('enforces scopes', async () => {
-    const readOnly = await mintKey(app, {
-      tier: 'workspace',
-      workspaceId: t.workspaceId,
-      scopes: ['sequences:read'],
-    });
+    const readOnly = await workspaceKey(app, t.workspaceId, ['sequences:read']);
     expect((await api(app, readOnly).get('/sequences')).status).toBe(200);
     expect((await api(app, readOnly).post('/sequences').send({ name: 'x' })).status).toBe(403);
-    const none = await mintKey(app, {
-      tier: 'workspace',
-      workspaceId: t.workspaceId,
-      scopes: ['contacts:read'],
-    });
+    const none = await workspaceKey(app, t.workspaceId, ['contacts:read']);
     expect((await api(app, none).get('/sequences')).status).toBe(403);
   });
 

@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { upsertContacts, validateContactRow } from '../../src/modules/contacts/contact-upsert.js';
 import { CanonicalContactTimezones1799700000000 } from '../../src/database/migrations/1799700000000-CanonicalContactTimezones.js';
-import { api, createTenant, mintKey, type TestTenant, useApp, app, db } from '../helpers/app.js';
+import { api, createTenant, type TestTenant, useApp, app, db, workspaceKey } from '../helpers/app.js';
 import { waitFor } from '../helpers/wait.js';
 
 interface ContactBody {
@@ -575,16 +575,8 @@ describe('contacts: upsert, merge, lists, filters, tenancy', () => {
   it('gates routes by scope: read-only keys cannot write, write-only keys cannot read', async () => {
     const t = await createTenant(app);
     const c = (await post(t, { email: 'scoped@example.com' })).body.data as ContactBody;
-    const readOnly = await mintKey(app, {
-      tier: 'workspace',
-      workspaceId: t.workspaceId,
-      scopes: ['contacts:read'],
-    });
-    const writeOnly = await mintKey(app, {
-      tier: 'workspace',
-      workspaceId: t.workspaceId,
-      scopes: ['contacts:write'],
-    });
+    const readOnly = await workspaceKey(app, t.workspaceId, ['contacts:read']);
+    const writeOnly = await workspaceKey(app, t.workspaceId, ['contacts:write']);
     const denied = [
       await api(app, readOnly).post('/contacts').send({ email: 'new@example.com', first_name: 'N' }),
       await api(app, readOnly).patch(`/contacts/${c.id}`).send({ first_name: 'No' }),

@@ -1,5 +1,5 @@
 import { suppressAddress } from '../../src/modules/suppressions/suppression-store.js';
-import { api, createTenant, mintKey, type TestTenant, useApp, app, db } from '../helpers/app.js';
+import { api, createTenant, type TestTenant, useApp, app, db, workspaceKey } from '../helpers/app.js';
 
 interface Entry {
   id: number;
@@ -219,16 +219,8 @@ describe('suppressions: list, add by address and domain, sendable everywhere', (
 
   it('gates by scope: contacts:read lists, contacts:write adds', async () => {
     const t = await createTenant(app);
-    const readOnly = await mintKey(app, {
-      tier: 'workspace',
-      workspaceId: t.workspaceId,
-      scopes: ['contacts:read'],
-    });
-    const writeOnly = await mintKey(app, {
-      tier: 'workspace',
-      workspaceId: t.workspaceId,
-      scopes: ['contacts:write'],
-    });
+    const readOnly = await workspaceKey(app, t.workspaceId, ['contacts:read']);
+    const writeOnly = await workspaceKey(app, t.workspaceId, ['contacts:write']);
     const post = await api(app, readOnly).post('/suppressions').send({ email: 'x@example.com' });
     expect(post.status).toBe(403);
     expect(post.body.error.type).toBe('forbidden');

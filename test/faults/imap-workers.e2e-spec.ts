@@ -19,7 +19,7 @@ import { createDataSource } from '../../src/database/data-source.js';
 import { runMigrations } from '../../src/database/migrate.js';
 import { ensureBuilt, freePort } from '../helpers/dist.js';
 import { createFaultTenant } from '../helpers/faults-http.js';
-import { startService, stopAllServices, type Service } from '../helpers/faults-procs.js';
+import { startService, stopAllServices, type Service } from '../helpers/processes.js';
 import { startDovecot, type Dovecot } from '../helpers/mail-servers.js';
 import {
   eachLimit,

@@ -39,6 +39,12 @@ export let app: NestExpressApplication;
 export let db: DataSource;
 /** Raw SQL on `db` (./db.ts). */
 export const { q, all, one } = queries(() => db);
+/** An enrollment's state and why it stopped, as the tests of replies, bounces and complaints read it. */
+export const enrollment = (id: number) =>
+  one<{ status: string; stop_reason: string | null }>(
+    'SELECT status, stop_reason FROM enrollments WHERE id = $1',
+    [id],
+  );
 
 /** The environment of the engine tests: a fast send tick, no gap between sends, IMAP polled hourly. */
 export const FAST_SENDING = { SEND_TICK_MS: '50', SEND_MIN_GAP_SECONDS: '0', IMAP_POLL_SECONDS: '3600' };
@@ -109,6 +115,15 @@ export async function createTenant(app: NestExpressApplication, plan: PlanInput 
 
 export async function mintKey(app: NestExpressApplication, input: CreateKeyInput): Promise<string> {
   return (await app.get(ApiKeysService).create(input)).token;
+}
+
+/** A key of one workspace with only `scopes` (the scope checks). */
+export function workspaceKey(
+  app: NestExpressApplication,
+  workspaceId: string,
+  scopes: string[],
+): Promise<string> {
+  return mintKey(app, { tier: 'workspace', workspaceId, scopes });
 }
 
 /** supertest with a bearer token. */

@@ -336,22 +336,7 @@ service stats {
     password,
     users,
     appendTo,
-    append: async (raw) => {
-      const c = new ImapFlow({
-        host: '127.0.0.1',
-        port,
-        secure: false,
-        auth: { user, pass: password },
-        logger: false,
-      });
-      c.on('error', () => undefined);
-      await c.connect();
-      try {
-        await c.append('INBOX', typeof raw === 'string' ? Buffer.from(raw.replace(/\r?\n/g, '\r\n')) : raw);
-      } finally {
-        await c.logout();
-      }
-    },
+    append: (raw) => appendTo(user, raw),
     stop: async () => {
       if (proc.exitCode === null) {
         const exited = new Promise((r) => proc.once('exit', r));

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Query } from './db.js';
+import { waitFor } from './wait.js';
 
 export interface SeedStep {
   subject: string | null;
@@ -174,4 +175,51 @@ export async function seedEnrollment(
     [workspaceId, campaignId, contactId, dueAt],
   )) as Array<{ id: number }>;
   return Number(row.id);
+}
+
+/** A first step due now and a second ten hours later: the first is sent, the enrollment stays active. */
+export const FIRST_STEP_NOW: SeedStep[] = [
+  { subject: 'Hello {{ first_name }}', body: 'Step one' },
+  { subject: null, body: 'Step two', delay_minutes: 600 },
+];
+
+/** `seedCampaign`'s IMAP fields for an IMAP server's user, reached at `port` (a proxy in front of it, say). */
+export const imapOf = (server: { port: number; user: string; password: string }, port = server.port) => ({
+  imapPort: port,
+  imapUser: server.user,
+  imapPassword: server.password,
+});
+
+/** A contact enrolled by `sendFirstSteps`, and the Message-ID of the first step it was sent. */
+export interface FirstSend {
+  contactId: number;
+  enrollmentId: number;
+  messageId: string;
+}
+
+/**
+ * Per name, a contact `<name>@example.com` (first name `name`) enrolled in the campaign, due now; then
+ * waits until the workspace has as many sent messages as `into` has entries and fills in each one's
+ * Message-ID. The running app's engine does the sending.
+ */
+export async function sendFirstSteps(
+  query: Query,
+  workspaceId: string,
+  campaignId: number,
+  names: string[],
+  into: Map<string, FirstSend>,
+): Promise<void> {
+  for (const who of names) {
+    const contactId = await seedContact(query, workspaceId, `${who}@example.com`, { first_name: who });
+    const enrollmentId = await seedEnrollment(query, workspaceId, campaignId, contactId);
+    into.set(who, { contactId, enrollmentId, messageId: '' });
+  }
+  const rows = await waitFor(async () => {
+    const found = (await query(
+      `SELECT to_address, message_id FROM messages WHERE workspace_id = $1 AND status = 'sent'`,
+      [workspaceId],
+    )) as Array<{ to_address: string; message_id: string }>;
+    return found.length === into.size ? found : null;
+  }, 'first steps sent');
+  for (const r of rows) into.get(r.to_address.split('@')[0])!.messageId = r.message_id;
 }

@@ -8,7 +8,7 @@ import { RunImportJob } from '../../src/modules/imports/jobs/run-import.job.js';
 import { ImportRunner, IMPORT_CHUNK_ROWS } from '../../src/modules/imports/import-runner.js';
 import type { ImportView } from '../../src/modules/imports/import.view.js';
 import { ImportsService } from '../../src/modules/imports/imports.service.js';
-import { api, createTenant, mintKey, type TestTenant, useApp, app, db } from '../helpers/app.js';
+import { api, createTenant, type TestTenant, useApp, app, db, workspaceKey } from '../helpers/app.js';
 import { waitFor } from '../helpers/wait.js';
 
 describe('bulk contact imports', () => {
@@ -245,11 +245,7 @@ describe('bulk contact imports', () => {
     ]);
     expect(n).toBe(1); // refused requests leave nothing staged
 
-    const readOnly = await mintKey(app, {
-      tier: 'workspace',
-      workspaceId: t.workspaceId,
-      scopes: ['imports:read'],
-    });
+    const readOnly = await workspaceKey(app, t.workspaceId, ['imports:read']);
     const denied = await api(app, readOnly)
       .post('/contacts/import')
       .send({ contacts: rows.slice(0, 1) });

@@ -11,15 +11,27 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import pg from 'pg';
 import request from 'supertest';
-import { DataSource } from 'typeorm';
-import { resetConfig } from '../../src/config/app-config.js';
-import { bootApp, createTenant, type TestTenant } from '../helpers/app.js';
+import {
+  app,
+  createTenant,
+  FAST_SENDING,
+  one,
+  q,
+  useApp,
+  type TestTenant,
+  enrollment,
+} from '../helpers/app.js';
 import { startHungServer, startImapProxy, type HungServer, type ImapProxy } from '../helpers/imap.js';
 import { startDovecot, startSmtpSink, type Dovecot, type SmtpSink } from '../helpers/mail-servers.js';
-import { seedCampaign, seedContact, seedEnrollment, type SeededCampaign } from '../helpers/seed.js';
+import {
+  seedCampaign,
+  type SeededCampaign,
+  FIRST_STEP_NOW,
+  imapOf,
+  sendFirstSteps,
+} from '../helpers/seed.js';
 import { waitFor } from '../helpers/wait.js';
 
 const MiB = 1024 * 1024;
@@ -82,8 +94,13 @@ function rawPost(
 }
 
 describe('inbound mail is bounded (size, concurrency, checkpoint, inbound route)', () => {
-  let app: NestExpressApplication;
-  let db: DataSource;
+  useApp({
+    env: {
+      ...FAST_SENDING,
+      IMAP_POLL_SECONDS: String(POLL_SECONDS),
+      IMAP_POLL_DEADLINE_SECONDS: String(DEADLINE_SECONDS),
+    },
+  });
   let sink: SmtpSink;
   let dovecot: Dovecot;
   let proxy: ImapProxy;
@@ -91,14 +108,6 @@ describe('inbound mail is bounded (size, concurrency, checkpoint, inbound route)
   let c: SeededCampaign;
   let port: number;
   const sent = new Map<string, { enrollmentId: number; contactId: number; messageId: string }>();
-  const q = (sql: string, params?: unknown[]): Promise<unknown> => db.query(sql, params);
-  const one = async <T>(sql: string, params?: unknown[]): Promise<T> =>
-    ((await db.query(sql, params)) as T[])[0];
-  const enrollment = (id: number) =>
-    one<{ status: string; stop_reason: string | null }>(
-      'SELECT status, stop_reason FROM enrollments WHERE id = $1',
-      [id],
-    );
   const inboundCount = async (enrollmentId: number) =>
     (
       await one<{ n: number }>(
@@ -113,48 +122,23 @@ describe('inbound mail is bounded (size, concurrency, checkpoint, inbound route)
     );
 
   beforeAll(async () => {
-    process.env.SEND_TICK_MS = '50';
-    process.env.SEND_MIN_GAP_SECONDS = '0';
-    process.env.IMAP_POLL_SECONDS = String(POLL_SECONDS);
-    process.env.IMAP_POLL_DEADLINE_SECONDS = String(DEADLINE_SECONDS);
-    resetConfig();
     dovecot = await startDovecot();
     proxy = await startImapProxy(dovecot.port);
     sink = await startSmtpSink();
-    app = await bootApp();
     await app.listen(0, '127.0.0.1');
     port = (app.getHttpServer().address() as AddressInfo).port;
-    db = app.get(DataSource);
     t = await createTenant(app);
     c = await seedCampaign(q, {
       workspaceId: t.workspaceId,
       smtpPort: sink.port,
-      imapPort: proxy.port,
-      imapUser: dovecot.user,
-      imapPassword: dovecot.password,
+      ...imapOf(dovecot, proxy.port),
       domain: 'bounds.test',
-      steps: [
-        { subject: 'Hello {{ first_name }}', body: 'Step one' },
-        { subject: null, body: 'Step two', delay_minutes: 600 },
-      ],
+      steps: FIRST_STEP_NOW,
     });
-    for (const who of ['big', 'small', 'flaky', 'prompt', 'api']) {
-      const contactId = await seedContact(q, t.workspaceId, `${who}@example.com`, { first_name: who });
-      const enrollmentId = await seedEnrollment(q, t.workspaceId, c.campaignId, contactId);
-      sent.set(who, { enrollmentId, contactId, messageId: '' });
-    }
-    const rows = await waitFor(async () => {
-      const r = (await q(
-        `SELECT to_address, message_id FROM messages WHERE workspace_id = $1 AND status = 'sent'`,
-        [t.workspaceId],
-      )) as Array<{ to_address: string; message_id: string }>;
-      return r.length === sent.size ? r : null;
-    }, 'first steps sent');
-    for (const r of rows) sent.get(r.to_address.split('@')[0])!.messageId = r.message_id;
+    await sendFirstSteps(q, t.workspaceId, c.campaignId, ['big', 'small', 'flaky', 'prompt', 'api'], sent);
   }, 60_000);
 
   afterAll(async () => {
-    await app.close();
     await proxy.close();
     await sink.close();
     await dovecot.stop();

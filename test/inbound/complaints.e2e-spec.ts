@@ -11,9 +11,26 @@ import type { AddressInfo } from 'node:net';
 import { verify as octokitVerify } from '@octokit/webhooks-methods';
 import { Webhook } from 'standardwebhooks';
 import request from 'supertest';
-import { api, createTenant, type TestTenant, useApp, app, q, one, FAST_SENDING } from '../helpers/app.js';
+import {
+  api,
+  createTenant,
+  type TestTenant,
+  useApp,
+  app,
+  q,
+  one,
+  FAST_SENDING,
+  enrollment,
+} from '../helpers/app.js';
 import { startDovecot, startSmtpSink, type Dovecot, type SmtpSink } from '../helpers/mail-servers.js';
-import { seedCampaign, seedContact, seedEnrollment, type SeededCampaign } from '../helpers/seed.js';
+import {
+  seedCampaign,
+  seedEnrollment,
+  type SeededCampaign,
+  FIRST_STEP_NOW,
+  imapOf,
+  sendFirstSteps,
+} from '../helpers/seed.js';
 import { waitFor } from '../helpers/wait.js';
 
 const DOMAIN = 'complaints.test';
@@ -52,11 +69,6 @@ describe('complaints (ARF over real IMAP and the inbound route)', () => {
   let c: SeededCampaign;
   let other: SeededCampaign;
   const sent = new Map<string, { contactId: number; enrollmentId: number; messageId: string }>();
-  const enrollment = (id: number) =>
-    one<{ status: string; stop_reason: string | null }>(
-      'SELECT status, stop_reason FROM enrollments WHERE id = $1',
-      [id],
-    );
   const suppression = (email: string) =>
     one<{ reason: string } | undefined>(
       'SELECT reason FROM suppressions WHERE workspace_id = $1 AND email = $2',
@@ -89,29 +101,12 @@ describe('complaints (ARF over real IMAP and the inbound route)', () => {
     c = await seedCampaign(q, {
       workspaceId: t.workspaceId,
       smtpPort: sink.port,
-      imapPort: dovecot.port,
-      imapUser: dovecot.user,
-      imapPassword: dovecot.password,
+      ...imapOf(dovecot),
       domain: DOMAIN,
-      steps: [
-        { subject: 'Hello {{ first_name }}', body: 'Step one' },
-        { subject: null, body: 'Step two', delay_minutes: 600 },
-      ],
+      steps: FIRST_STEP_NOW,
     });
     other = await seedCampaign(q, { workspaceId: t.workspaceId, smtpPort: sink.port });
-    for (const who of ['yahoo', 'jmrp', 'headers']) {
-      const contactId = await seedContact(q, t.workspaceId, `${who}@example.com`, { first_name: who });
-      const enrollmentId = await seedEnrollment(q, t.workspaceId, c.campaignId, contactId);
-      sent.set(who, { contactId, enrollmentId, messageId: '' });
-    }
-    const rows = await waitFor(async () => {
-      const found = (await q(
-        `SELECT to_address, message_id FROM messages WHERE workspace_id = $1 AND status = 'sent'`,
-        [t.workspaceId],
-      )) as Array<{ to_address: string; message_id: string }>;
-      return found.length === sent.size ? found : null;
-    }, 'first steps sent');
-    for (const r of rows) sent.get(r.to_address.split('@')[0])!.messageId = r.message_id;
+    await sendFirstSteps(q, t.workspaceId, c.campaignId, ['yahoo', 'jmrp', 'headers'], sent);
   }, 60_000);
 
   afterAll(async () => {

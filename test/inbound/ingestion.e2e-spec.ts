@@ -4,9 +4,24 @@
  * suppresses and stops as bounced, 4.x.x and 5.7.x are recorded only, unmatched mail is ignored.
  */
 import request from 'supertest';
-import { createTenant, type TestTenant, useApp, app, q, one, FAST_SENDING } from '../helpers/app.js';
+import {
+  createTenant,
+  type TestTenant,
+  useApp,
+  app,
+  q,
+  one,
+  FAST_SENDING,
+  enrollment,
+} from '../helpers/app.js';
 import { startDovecot, startSmtpSink, type Dovecot, type SmtpSink } from '../helpers/mail-servers.js';
-import { seedCampaign, seedContact, seedEnrollment, type SeededCampaign } from '../helpers/seed.js';
+import {
+  seedCampaign,
+  type SeededCampaign,
+  FIRST_STEP_NOW,
+  imapOf,
+  sendFirstSteps,
+} from '../helpers/seed.js';
 import { waitFor } from '../helpers/wait.js';
 
 function dsn(opts: {
@@ -84,11 +99,6 @@ describe('mail ingestion (real IMAP and the inbound route)', () => {
   let t: TestTenant;
   let c: SeededCampaign;
   const sentIds = new Map<string, { enrollmentId: number; contactId: number; messageId: string }>();
-  const enrollment = (id: number) =>
-    one<{ status: string; stop_reason: string | null }>(
-      'SELECT status, stop_reason FROM enrollments WHERE id = $1',
-      [id],
-    );
   const metrics = () =>
     one<Record<string, number>>(
       'SELECT sent, replied, auto_replied, bounced FROM daily_metrics WHERE workspace_id = $1 AND campaign_id = $2',
@@ -103,30 +113,17 @@ describe('mail ingestion (real IMAP and the inbound route)', () => {
     c = await seedCampaign(q, {
       workspaceId: t.workspaceId,
       smtpPort: sink.port,
-      imapPort: dovecot.port,
-      imapUser: dovecot.user,
-      imapPassword: dovecot.password,
+      ...imapOf(dovecot),
       domain: 'ingest.test',
-      steps: [
-        { subject: 'Hello {{ first_name }}', body: 'Step one' },
-        { subject: null, body: 'Step two', delay_minutes: 600 },
-      ],
+      steps: FIRST_STEP_NOW,
     });
-    for (const who of ['reply', 'auto', 'bounce', 'soft', 'policy', 'api']) {
-      const email = `${who}@example.com`;
-      const contactId = await seedContact(q, t.workspaceId, email, { first_name: who });
-      const enrollmentId = await seedEnrollment(q, t.workspaceId, c.campaignId, contactId);
-      sentIds.set(who, { enrollmentId, contactId, messageId: '' });
-    }
-    await waitFor(async () => {
-      const rows = (await q(
-        `SELECT m.to_address, m.message_id FROM messages m WHERE m.workspace_id = $1 AND m.status = 'sent'`,
-        [t.workspaceId],
-      )) as Array<{ to_address: string; message_id: string }>;
-      return rows.length === sentIds.size ? rows : null;
-    }, 'first steps sent').then((rows) => {
-      for (const r of rows) sentIds.get(r.to_address.split('@')[0])!.messageId = r.message_id;
-    });
+    await sendFirstSteps(
+      q,
+      t.workspaceId,
+      c.campaignId,
+      ['reply', 'auto', 'bounce', 'soft', 'policy', 'api'],
+      sentIds,
+    );
   }, 60_000);
 
   afterAll(async () => {

@@ -3,7 +3,7 @@
  * send engine keeping within the effective limit, against a real SMTP server.
  */
 import { randomUUID } from 'node:crypto';
-import { api, createTenant, mintKey, useApp, app, q, one, FAST_SENDING } from '../helpers/app.js';
+import { api, createTenant, useApp, app, q, one, FAST_SENDING, workspaceKey } from '../helpers/app.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/mail-servers.js';
 import { seedCampaign, seedContact, seedEnrollment } from '../helpers/seed.js';
 import { waitFor } from '../helpers/wait.js';
@@ -96,11 +96,7 @@ describe('inbox settings and ramp-up', () => {
     expect((await api(app, t.token).patch(`/inboxes/${randomUUID()}`).send({ daily_limit: 5 })).status).toBe(
       404,
     );
-    const readOnly = await mintKey(app, {
-      tier: 'workspace',
-      workspaceId: t.workspaceId,
-      scopes: ['inboxes:read'],
-    });
+    const readOnly = await workspaceKey(app, t.workspaceId, ['inboxes:read']);
     expect((await api(app, readOnly).patch(`/inboxes/${id}`).send({ daily_limit: 5 })).status).toBe(403);
     expect(
       (await one<{ daily_limit: number }>('SELECT daily_limit FROM inboxes WHERE id = $1', [id])).daily_limit,

@@ -4,8 +4,10 @@
  * the way (contact, campaign, sequence, enrollment, thread, message) is a JSON integer that works in
  * paths and filters. Ids past 2^53 - 1 (the exact JSON integer range) are a 404 or a 422, never a 500.
  */
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DataSource } from 'typeorm';
 import { resetConfig } from '../../src/config/app-config.js';
-import { api, createTenant, useApp, app, db } from '../helpers/app.js';
+import { api, bootApp, createTenant } from '../helpers/app.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/mail-servers.js';
 import { seedCampaign } from '../helpers/seed.js';
 import { waitFor } from '../helpers/wait.js';
@@ -27,12 +29,19 @@ const TABLES = [
 const START = 5_000_000_000;
 
 describe('64-bit ids', () => {
-  useApp({ env: { SEND_TICK_MS: '50', SEND_MIN_GAP_SECONDS: '0' } });
+  // Its own boot, not useApp(): the ids are reset while the app is still up, before it closes.
+  let app: NestExpressApplication;
+  let db: DataSource;
   let sink: SmtpSink;
   const restart: Array<[string, number]> = [];
 
   beforeAll(async () => {
+    process.env.SEND_TICK_MS = '50';
+    process.env.SEND_MIN_GAP_SECONDS = '0';
+    resetConfig();
     sink = await startSmtpSink();
+    app = await bootApp();
+    db = app.get(DataSource);
     for (const table of TABLES) {
       const [{ next }] = (await db.query(`SELECT coalesce(max(id), 0) + 1 AS next FROM ${table}`)) as Array<{
         next: number;

@@ -16,7 +16,7 @@ import { QueueName } from '../../src/common/queue/queues.js';
 import { resetConfig } from '../../src/config/app-config.js';
 import { api, bootApp, createTenant, type TestTenant } from '../helpers/app.js';
 import { freePort } from '../helpers/dist.js';
-import { startRedis, stopRedis } from '../helpers/redis-server.js';
+import { startRedisForApp, stopRedisForApp } from '../helpers/redis-server.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -35,9 +35,7 @@ describe('dependencies: a Redis that accepts connections but never answers', () 
 
   beforeAll(async () => {
     const port = await freePort();
-    redis = await startRedis(port);
-    process.env.REDIS_URL = `redis://127.0.0.1:${port}`;
-    resetConfig();
+    redis = await startRedisForApp(port);
     app = await bootApp();
     await app.listen(0, '127.0.0.1');
     t = await createTenant(app);
@@ -46,9 +44,7 @@ describe('dependencies: a Redis that accepts connections but never answers', () 
   afterAll(async () => {
     redis?.kill('SIGCONT');
     await app?.close();
-    if (redis) await stopRedis(redis);
-    process.env.REDIS_URL = savedUrl;
-    resetConfig();
+    await stopRedisForApp(redis, savedUrl);
   });
 
   it('answers 2xx within the command timeout, fails the limiter open, times out queue adds, and recovers', async () => {

@@ -10,11 +10,10 @@ import { INTERCEPTORS_METADATA } from '@nestjs/common/constants.js';
 import { routesOfExpressApp } from '../../src/common/http/route-table.js';
 import { handlersFor, IdempotencyInterceptor } from '../../src/common/idempotency/idempotency.interceptor.js';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { connect } from 'node:net';
 import pg from 'pg';
 import { api, bootApp, createTenant, type TestTenant } from '../helpers/app.js';
 import { ensureBuilt, freePort } from '../helpers/dist.js';
-import { waitFor } from '../helpers/wait.js';
+import { waitFor, waitForListening } from '../helpers/wait.js';
 
 describe('Idempotency-Key', () => {
   let app: NestExpressApplication;
@@ -48,16 +47,7 @@ describe('Idempotency-Key', () => {
       },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
-    await waitFor(
-      () =>
-        new Promise<boolean>((ok) => {
-          const socket = connect(port, '127.0.0.1');
-          socket.once('connect', () => (socket.destroy(), ok(true)));
-          socket.once('error', () => ok(false));
-        }),
-      'dist/main.js to listen',
-      30_000,
-    );
+    await waitForListening(port, 'dist/main.js to listen', 30_000);
     return child;
   };
 

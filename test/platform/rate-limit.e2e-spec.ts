@@ -5,10 +5,9 @@
 import type { ChildProcess } from 'node:child_process';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
-import { resetConfig } from '../../src/config/app-config.js';
 import { api, bootApp, createTenant, mintKey, type TestTenant } from '../helpers/app.js';
 import { freePort } from '../helpers/dist.js';
-import { startRedis, stopRedis } from '../helpers/redis-server.js';
+import { startRedis, stopRedis, startRedisForApp, stopRedisForApp } from '../helpers/redis-server.js';
 import { waitFor } from '../helpers/wait.js';
 
 describe('rate limits', () => {
@@ -112,9 +111,7 @@ describe('rate limits: Redis unavailable', () => {
 
   beforeAll(async () => {
     port = await freePort();
-    redis = await startRedis(port);
-    process.env.REDIS_URL = `redis://127.0.0.1:${port}`;
-    resetConfig();
+    redis = await startRedisForApp(port);
     app = await bootApp();
     await app.listen(0, '127.0.0.1');
     t = await createTenant(app);
@@ -124,9 +121,7 @@ describe('rate limits: Redis unavailable', () => {
     // Give the app a Redis to say goodbye to, so Bull closes cleanly.
     if (redis && (redis.exitCode !== null || redis.signalCode !== null)) redis = await startRedis(port);
     await app?.close();
-    if (redis) await stopRedis(redis);
-    process.env.REDIS_URL = savedUrl;
-    resetConfig();
+    await stopRedisForApp(redis, savedUrl);
   });
 
   it('keeps answering GET /me when Redis stops (fails open) and limits again when it returns', async () => {

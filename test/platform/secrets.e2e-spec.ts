@@ -5,7 +5,6 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { createCipheriv, randomBytes } from 'node:crypto';
-import { connect } from 'node:net';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
 import { keyId, SealError, unseal } from '../../src/common/crypto/crypto.js';
@@ -15,7 +14,7 @@ import { inboxSealedAt, loadInboxTransport } from '../../src/modules/inboxes/inb
 import { connectInbox } from '../../src/modules/inboxes/inboxes.service.js';
 import { api, bootApp, createTenant, type TestTenant } from '../helpers/app.js';
 import { ensureBuilt, freePort } from '../helpers/dist.js';
-import { waitFor } from '../helpers/wait.js';
+import { waitForListening } from '../helpers/wait.js';
 
 interface CliResult {
   stdout: string;
@@ -269,16 +268,7 @@ describe('sealed secrets', () => {
       stdio: 'ignore',
     });
     try {
-      await waitFor(
-        () =>
-          new Promise<boolean>((ok) => {
-            const socket = connect(port, '127.0.0.1');
-            socket.once('connect', () => (socket.destroy(), ok(true)));
-            socket.once('error', () => ok(false));
-          }),
-        'dist/main.js to listen',
-        60_000,
-      );
+      await waitForListening(port, 'dist/main.js to listen', 60_000);
       const replay = await fetch(`http://127.0.0.1:${port}/api/v1/contacts`, {
         method: 'POST',
         headers: {

@@ -14,12 +14,9 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DataSource } from 'typeorm';
-import { createDataSource } from '../../src/database/data-source.js';
-import { runMigrations } from '../../src/database/migrate.js';
 import { ensureBuilt, freePort } from '../helpers/dist.js';
 import { createFaultTenant } from '../helpers/faults-http.js';
-import { sleep, startService, stopAllServices } from '../helpers/faults-procs.js';
+import { sleep, startService, useProcesses, db, q, one } from '../helpers/processes.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/mail-servers.js';
 import { seedCampaign } from '../helpers/seed.js';
 import { waitFor } from '../helpers/wait.js';
@@ -31,23 +28,11 @@ const ACCEPT_DELAY_MS = 1500;
 const EXIT_WITHIN_MS = 30_000;
 
 describe('graceful shutdown (SIGTERM)', () => {
-  let db: DataSource;
+  useProcesses();
   let sink: SmtpSink | undefined;
-  const q = (sql: string, params?: unknown[]): Promise<unknown> => db.query(sql, params);
-  const one = async <T>(sql: string, params?: unknown[]): Promise<T> =>
-    ((await db.query(sql, params)) as T[])[0];
-
-  beforeAll(async () => {
-    ensureBuilt();
-    await runMigrations();
-    db = createDataSource();
-    await db.initialize();
-  }, 300_000);
 
   afterAll(async () => {
-    await stopAllServices();
     await sink?.close();
-    await db?.destroy();
   });
 
   it('a worker stopped mid-send finishes what it began, releases its claims and exits; another sends the rest at once, nothing twice', async () => {

@@ -3,52 +3,15 @@
  * a worker SIGKILLed between "recorded" and "finalised" never causes a second send after restart,
  * and two workers sending at once never pass the inbox, campaign or domain daily caps.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
 import { resetConfig } from '../../src/config/app-config.js';
 import type { TestTenant } from '../helpers/app.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/mail-servers.js';
 import { seedCampaign, seedContact, seedEnrollment } from '../helpers/seed.js';
+import { killProcess, printed, spawnWorker } from '../helpers/processes.js';
 import { waitFor } from '../helpers/wait.js';
-
-const output = new Map<ChildProcess, string[]>();
-
-/** What a worker printed (info logs and stderr), for failure messages. */
-const printed = (proc: ChildProcess): string => (output.get(proc) ?? []).join('').slice(-4000);
-
-function spawnWorker(): ChildProcess {
-  const proc = spawn(process.execPath, ['dist/main.js'], {
-    env: {
-      ...process.env,
-      APP_ROLE: 'worker',
-      RUN_MIGRATIONS: 'false',
-      SEND_TICK_MS: '50',
-      SEND_MIN_GAP_SECONDS: '0',
-      IMAP_POLL_SECONDS: '3600',
-      LOG_LEVEL: process.env.WORKER_LOG_LEVEL ?? 'info',
-      NODE_OPTIONS: '',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: string[] = [];
-  output.set(proc, lines);
-  const keep = (d: Buffer): void => {
-    lines.push(d.toString());
-    if (lines.length > 200) lines.splice(0, lines.length - 200);
-  };
-  proc.stdout?.on('data', keep);
-  proc.stderr?.on('data', keep);
-  return proc;
-}
-
-async function kill(proc: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-  if (proc.exitCode !== null || proc.signalCode !== null) return;
-  const exited = new Promise((r) => proc.once('exit', r));
-  proc.kill(signal);
-  await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-  if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
-}
 
 describe('sending with worker processes', () => {
   let app: NestExpressApplication;
@@ -78,7 +41,7 @@ describe('sending with worker processes', () => {
   }, 240_000);
 
   afterAll(async () => {
-    await Promise.all(workers.map((w) => kill(w, 'SIGTERM')));
+    await Promise.all(workers.map((w) => killProcess(w, 'SIGTERM')));
     await app.close();
     await Promise.all(sinks.map((s) => s.close()));
     if (previousRole === undefined) delete process.env.APP_ROLE;
@@ -103,7 +66,7 @@ describe('sending with worker processes', () => {
       [enrollmentId],
     );
     expect(recorded.status).toBe('sending');
-    await kill(first, 'SIGKILL');
+    await killProcess(first, 'SIGKILL');
     expect(first.signalCode).toBe('SIGKILL');
     sink.releaseData(); // the server keeps what it got: the mail did go out, once
 
@@ -146,7 +109,7 @@ describe('sending with worker processes', () => {
       [enrollmentId],
     );
     expect(rows.n).toBe(1);
-    await kill(second, 'SIGTERM');
+    await killProcess(second, 'SIGTERM');
   }, 120_000);
 
   it('two workers sending at once never pass the inbox, campaign or domain daily caps', async () => {

@@ -6,9 +6,15 @@
  * contacts, inactive inboxes and full days.
  */
 import request from 'supertest';
-import { api, createTenant, mintKey, type TestTenant, useApp, app, q, one } from '../helpers/app.js';
+import { api, createTenant, type TestTenant, useApp, app, q, one, workspaceKey } from '../helpers/app.js';
 import { startSmtpSink, type DataEndAction, type SmtpSink } from '../helpers/mail-servers.js';
-import { seedCampaign, seedContact, seedEnrollment, type SeededCampaign } from '../helpers/seed.js';
+import {
+  seedCampaign,
+  seedContact,
+  seedEnrollment,
+  type SeededCampaign,
+  FIRST_STEP_NOW,
+} from '../helpers/seed.js';
 import { ManualReplySweeper, STALE_SECONDS } from '../../src/modules/sending/manual/manual-reply-sweeper.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -47,10 +53,7 @@ describe('manual replies (POST /threads/{id}/messages, real SMTP)', () => {
       workspaceId: t.workspaceId,
       smtpPort: sink.port,
       domain: 'replies.test',
-      steps: [
-        { subject: 'Hello {{ first_name }}', body: 'Step one' },
-        { subject: null, body: 'Step two', delay_minutes: 600 },
-      ],
+      steps: FIRST_STEP_NOW,
     });
     for (const who of ['pat', 'ida', 'unk', 'bob', 'sue', 'cap', 'lat']) {
       const contactId = await seedContact(q, t.workspaceId, `${who}@example.com`, { first_name: who });
@@ -327,11 +330,7 @@ describe('manual replies (POST /threads/{id}/messages, real SMTP)', () => {
     expect(
       (await api(app, other.token).post(`/threads/${cap.threadId}/messages`).send({ body: 'x' })).status,
     ).toBe(404);
-    const readOnly = await mintKey(app, {
-      tier: 'workspace',
-      workspaceId: t.workspaceId,
-      scopes: ['threads:read'],
-    });
+    const readOnly = await workspaceKey(app, t.workspaceId, ['threads:read']);
     expect(
       (await api(app, readOnly).post(`/threads/${cap.threadId}/messages`).send({ body: 'x' })).status,
     ).toBe(403);

@@ -3,7 +3,7 @@ import { Contact } from '../../src/modules/contacts/entities/contact.entity.js';
 import { connectInbox } from '../../src/modules/inboxes/inboxes.service.js';
 import { Message } from '../../src/modules/threads/entities/message.entity.js';
 import { Thread } from '../../src/modules/threads/entities/thread.entity.js';
-import { api, createTenant, mintKey, type TestTenant, useApp, app, db } from '../helpers/app.js';
+import { api, createTenant, type TestTenant, useApp, app, db, workspaceKey } from '../helpers/app.js';
 
 const MALFORMED = ['abc', '0', '-1', '1'.repeat(30)];
 
@@ -226,11 +226,7 @@ describe('threads and messages (read routes)', () => {
   });
 
   it('needs threads:read', async () => {
-    const key = await mintKey(app, {
-      tier: 'workspace',
-      workspaceId: t.workspaceId,
-      scopes: ['contacts:read'],
-    });
+    const key = await workspaceKey(app, t.workspaceId, ['contacts:read']);
     expect((await api(app, key).get('/threads')).status).toBe(403);
     expect((await api(app, key).get('/messages/1')).status).toBe(403);
   });

@@ -12,7 +12,7 @@ import { resetConfig } from '../../src/config/app-config.js';
 import type { EventType } from '../../src/modules/events/event-types.js';
 import { recordEvent, recordEvents } from '../../src/modules/events/outbox.js';
 import { EventRetentionService } from '../../src/modules/webhooks/event-retention.service.js';
-import { api, bootApp, createTenant, mintKey, type TestTenant } from '../helpers/app.js';
+import { api, bootApp, createTenant, type TestTenant, workspaceKey } from '../helpers/app.js';
 import { waitFor } from '../helpers/wait.js';
 
 interface Received {
@@ -145,11 +145,7 @@ describe('webhooks', () => {
     expect((await api(app, other.token).get(`/webhook-endpoints/${created.id}/deliveries`)).status).toBe(404);
     expect((await api(app, t.token).get('/webhook-endpoints/abc')).status).toBe(404);
 
-    const readOnly = await mintKey(app, {
-      tier: 'workspace',
-      workspaceId: t.workspaceId,
-      scopes: ['contacts:read'],
-    });
+    const readOnly = await workspaceKey(app, t.workspaceId, ['contacts:read']);
     const forbidden = await api(app, readOnly).get('/webhook-endpoints');
     expect(forbidden.status).toBe(403);
 
@@ -474,11 +470,7 @@ describe('webhooks', () => {
 
     const other = await createTenant(app);
     expect((await api(app, other.token).post(`/webhook-endpoints/${ep.id}/test`)).status).toBe(404);
-    const readOnly = await mintKey(app, {
-      tier: 'workspace',
-      workspaceId: t.workspaceId,
-      scopes: ['threads:read'],
-    });
+    const readOnly = await workspaceKey(app, t.workspaceId, ['threads:read']);
     expect((await api(app, readOnly).post(`/webhook-endpoints/${ep.id}/test`)).status).toBe(403);
   });
 });

@@ -1,12 +1,41 @@
 /**
- * Real processes for the fault suite (test/faults): the built service (`node dist/main.js`) in any
- * role on a free port, tracked so that every process a test started is killed when the test file
- * ends, also when it fails or throws; plus /proc readings (peak RSS, open sockets) used to measure
- * and target those processes.
+ * The process fixture: the built service (`node dist/main.js`) in any role on a free port, tracked so
+ * that every process a test started is killed when the test file ends, also when it fails or throws;
+ * `useProcesses()` for the files that drive such processes (dist/ built, migrations run, the file's own
+ * DataSource as `db` with the query helper); `spawnWorker` for a worker watched from an in-process
+ * app; plus /proc readings (peak RSS, open sockets) used to measure and target those processes.
  */
+import { appendFileSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
-import { freePort } from './dist.js';
+import type { DataSource } from 'typeorm';
+import { queries } from './db.js';
+import { ensureBuilt, freePort } from './dist.js';
+
+/** The DataSource `useProcesses()` opened for this test file (Jest gives every file its own module registry). */
+export let db: DataSource;
+/** Raw SQL on `db` (./db.ts). */
+export const { q, all, one } = queries(() => db);
+
+/**
+ * Builds dist/ when it is stale, runs the migrations and opens `db` in `beforeAll`; in `afterAll`
+ * stops every service the file started, then closes `db`. Call it before the file's own hooks.
+ */
+export function useProcesses(): void {
+  beforeAll(async () => {
+    // Imported here, not at the top: files that set APP_ROLE before importing the app import this
+    // module too, and the service's modules read the role when they are first imported.
+    const { createDataSource } = await import('../../src/database/data-source.js');
+    const { runMigrations } = await import('../../src/database/migrate.js');
+    ensureBuilt();
+    await runMigrations();
+    db = createDataSource();
+    await db.initialize();
+  }, 300_000);
+  afterAll(async () => {
+    await stopAllServices();
+    await db?.destroy();
+  });
+}
 
 export type Role = 'all' | 'api' | 'worker';
 
@@ -142,6 +171,56 @@ export async function startService(options: ServiceOptions): Promise<Service> {
 export async function stopAllServices(): Promise<void> {
   await Promise.all([...running].map((s) => s.stop(5_000)));
   running.clear();
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Workers beside an in-process app (the test process serves the API; the spawned workers send)
+
+const printedBy = new Map<ChildProcess, string[]>();
+
+/** What a worker from `spawnWorker` printed (info logs and stderr), for failure messages. */
+export const printed = (proc: ChildProcess): string => (printedBy.get(proc) ?? []).join('').slice(-4000);
+
+/**
+ * Spawns `node dist/main.js` as a worker that sends fast (50 ms tick, no gap, IMAP polled hourly), with
+ * `env` over that, and returns at once (it does not wait for `workers ready`: with LOG_LEVEL=warn the
+ * line is never printed). Its log level is WORKER_LOG_LEVEL, else `logLevel`; with WORKER_LOG_DIR set,
+ * its output is also written to `worker-<pid>.log` there.
+ */
+export function spawnWorker(env: Record<string, string> = {}, logLevel = 'info'): ChildProcess {
+  const proc = spawn(process.execPath, ['dist/main.js'], {
+    env: {
+      ...process.env,
+      APP_ROLE: 'worker',
+      RUN_MIGRATIONS: 'false',
+      SEND_TICK_MS: '50',
+      SEND_MIN_GAP_SECONDS: '0',
+      ...env,
+      IMAP_POLL_SECONDS: '3600',
+      LOG_LEVEL: process.env.WORKER_LOG_LEVEL ?? logLevel,
+      NODE_OPTIONS: '',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  printedBy.set(proc, lines);
+  const keep = (d: Buffer): void => {
+    if (process.env.WORKER_LOG_DIR) appendFileSync(`${process.env.WORKER_LOG_DIR}/worker-${proc.pid}.log`, d);
+    lines.push(d.toString());
+    if (lines.length > 200) lines.splice(0, lines.length - 200);
+  };
+  proc.stdout?.on('data', keep);
+  proc.stderr?.on('data', keep);
+  return proc;
+}
+
+/** Sends `signal` and waits up to 10 s for the exit, then SIGKILL. */
+export async function killProcess(proc: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return;
+  const exited = new Promise((r) => proc.once('exit', r));
+  proc.kill(signal);
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+  if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
 }
 
 // ---------------------------------------------------------------------------------------------------
