@@ -13,7 +13,7 @@ import request from 'supertest';
 import type { QueryRunner } from 'typeorm';
 import { resetConfig } from '../../src/config/app-config.js';
 import { SCRAPE_MAX_AGE_MS } from '../../src/modules/metrics/metrics.service.js';
-import { api, createTenant, type TestTenant, useApp, app, db, q } from '../helpers/app.js';
+import { api, createTenant, type TestTenant, useApp, app, db, q, FAST_SENDING } from '../helpers/app.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/mail-servers.js';
 import { seedCampaign, seedContact, seedEnrollment } from '../helpers/seed.js';
 import { waitFor } from '../helpers/wait.js';
@@ -51,7 +51,15 @@ function value(samples: Samples, name: string, labels: Record<string, string> = 
 }
 
 describe('GET /metrics', () => {
-  useApp();
+  useApp({
+    env: {
+      METRICS_TOKEN: TOKEN,
+      ...FAST_SENDING,
+      WEBHOOK_ALLOWED_TEST_HOSTS: '127.0.0.1',
+      WEBHOOK_RETRY_SCHEDULE: '0,0,0,0,0',
+      WEBHOOK_POLL_MS: '50',
+    },
+  });
   let sink: SmtpSink;
   let receiver: Server;
   let receiverUrl: string;
@@ -88,16 +96,6 @@ describe('GET /metrics', () => {
   };
 
   beforeAll(async () => {
-    Object.assign(process.env, {
-      METRICS_TOKEN: TOKEN,
-      SEND_TICK_MS: '50',
-      SEND_MIN_GAP_SECONDS: '0',
-      IMAP_POLL_SECONDS: '3600',
-      WEBHOOK_ALLOWED_TEST_HOSTS: '127.0.0.1',
-      WEBHOOK_RETRY_SCHEDULE: '0,0,0,0,0',
-      WEBHOOK_POLL_MS: '50',
-    });
-    resetConfig();
     sink = await startSmtpSink();
     receiver = createServer((req, res) => {
       req.resume();

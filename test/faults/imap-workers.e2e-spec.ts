@@ -21,14 +21,8 @@ import { ensureBuilt, freePort } from '../helpers/dist.js';
 import { createFaultTenant } from '../helpers/faults-http.js';
 import { startService, stopAllServices, type Service } from '../helpers/processes.js';
 import { startDovecot, type Dovecot } from '../helpers/mail-servers.js';
-import {
-  eachLimit,
-  reply,
-  seedFleet,
-  seedSends,
-  type FleetMailbox,
-  type FleetSend,
-} from '../helpers/mailbox-fleet.js';
+import { eachLimit, reply, seedFleet, seedSends } from '../helpers/mailbox-fleet.js';
+import type { FleetMailbox, FleetSend } from '../helpers/mailbox-fleet.js';
 import { waitFor } from '../helpers/wait.js';
 
 const MAILBOXES = Number(process.env.IMAP_TEST_MAILBOXES ?? 200);

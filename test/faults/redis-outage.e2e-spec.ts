@@ -30,12 +30,12 @@ interface Sample {
 }
 
 describe('fault: Redis stopped and restarted under traffic', () => {
-  useProcesses();
   let redis: PrivateRedis;
-
-  afterAll(async () => {
-    stopAllRedis();
-    await redis?.stop();
+  useProcesses({
+    after: async () => {
+      stopAllRedis();
+      await redis?.stop();
+    },
   });
 
   it('every response is 2xx and prompt throughout; an import queued while Redis was down completes', async () => {

@@ -31,12 +31,8 @@ const MAX_IN_DOUBT = 32;
 const IN_DOUBT_NOTE = /in doubt|outcome unknown|interrupted/i;
 
 describe('fault: SIGKILL of a worker mid-send (two workers)', () => {
-  useProcesses();
   let sink: RecordingServer | undefined;
-
-  afterAll(async () => {
-    await sink?.close();
-  });
+  useProcesses({ after: () => sink?.close() });
 
   it('0 duplicates, 0 enrollments lost, at most 32 steps in doubt', async () => {
     sink = await startRecordingServer();

@@ -21,12 +21,8 @@ const LEASE_SECONDS = 3;
 const PER_SERVER = 2;
 
 describe('fault: SMTP connection dropped after DATA', () => {
-  useProcesses();
   const servers: DropAfterDataServer[] = [];
-
-  afterAll(async () => {
-    await Promise.all(servers.map((s) => s.close()));
-  });
+  useProcesses({ after: () => Promise.all(servers.map((s) => s.close())) });
 
   it('the step is never resent: message failed "outcome unknown", enrollment paused, resume moves on', async () => {
     const t = await createFaultTenant(db);

@@ -16,11 +16,17 @@ export let db: DataSource;
 /** Raw SQL on `db` (./db.ts). */
 export const { q, all, one } = queries(() => db);
 
+export interface ProcessFixtureOptions {
+  /** Teardown of the file's own servers, run after its services stopped and before `db` closes. */
+  after?: () => unknown;
+}
+
 /**
  * Builds dist/ when it is stale, runs the migrations and opens `db` in `beforeAll`; in `afterAll`
- * stops every service the file started, then closes `db`. Call it before the file's own hooks.
+ * stops every service the file started, runs `options.after`, then closes `db`. Call it before the
+ * file's own hooks.
  */
-export function useProcesses(): void {
+export function useProcesses(options: ProcessFixtureOptions = {}): void {
   beforeAll(async () => {
     // Imported here, not at the top: files that set APP_ROLE before importing the app import this
     // module too, and the service's modules read the role when they are first imported.
@@ -33,6 +39,7 @@ export function useProcesses(): void {
   }, 300_000);
   afterAll(async () => {
     await stopAllServices();
+    await options.after?.();
     await db?.destroy();
   });
 }

@@ -13,25 +13,12 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import pg from 'pg';
 import request from 'supertest';
-import {
-  app,
-  createTenant,
-  FAST_SENDING,
-  one,
-  q,
-  useApp,
-  type TestTenant,
-  enrollment,
-} from '../helpers/app.js';
+import { app, createTenant, FAST_SENDING, one, q, useApp, enrollment } from '../helpers/app.js';
+import type { TestTenant } from '../helpers/app.js';
 import { startHungServer, startImapProxy, type HungServer, type ImapProxy } from '../helpers/imap.js';
 import { startDovecot, startSmtpSink, type Dovecot, type SmtpSink } from '../helpers/mail-servers.js';
-import {
-  seedCampaign,
-  type SeededCampaign,
-  FIRST_STEP_NOW,
-  imapOf,
-  sendFirstSteps,
-} from '../helpers/seed.js';
+import { seedCampaign, FIRST_STEP_NOW, imapOf, sendFirstSteps } from '../helpers/seed.js';
+import type { SeededCampaign } from '../helpers/seed.js';
 import { waitFor } from '../helpers/wait.js';
 
 const MiB = 1024 * 1024;

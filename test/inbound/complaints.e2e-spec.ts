@@ -11,26 +11,11 @@ import type { AddressInfo } from 'node:net';
 import { verify as octokitVerify } from '@octokit/webhooks-methods';
 import { Webhook } from 'standardwebhooks';
 import request from 'supertest';
-import {
-  api,
-  createTenant,
-  type TestTenant,
-  useApp,
-  app,
-  q,
-  one,
-  FAST_SENDING,
-  enrollment,
-} from '../helpers/app.js';
+import { api, createTenant, useApp, app, q, one, FAST_SENDING, enrollment } from '../helpers/app.js';
+import type { TestTenant } from '../helpers/app.js';
 import { startDovecot, startSmtpSink, type Dovecot, type SmtpSink } from '../helpers/mail-servers.js';
-import {
-  seedCampaign,
-  seedEnrollment,
-  type SeededCampaign,
-  FIRST_STEP_NOW,
-  imapOf,
-  sendFirstSteps,
-} from '../helpers/seed.js';
+import { seedCampaign, seedEnrollment, FIRST_STEP_NOW, imapOf, sendFirstSteps } from '../helpers/seed.js';
+import type { SeededCampaign } from '../helpers/seed.js';
 import { waitFor } from '../helpers/wait.js';
 
 const DOMAIN = 'complaints.test';

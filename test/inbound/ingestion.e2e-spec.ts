@@ -4,24 +4,11 @@
  * suppresses and stops as bounced, 4.x.x and 5.7.x are recorded only, unmatched mail is ignored.
  */
 import request from 'supertest';
-import {
-  createTenant,
-  type TestTenant,
-  useApp,
-  app,
-  q,
-  one,
-  FAST_SENDING,
-  enrollment,
-} from '../helpers/app.js';
+import { createTenant, useApp, app, q, one, FAST_SENDING, enrollment } from '../helpers/app.js';
+import type { TestTenant } from '../helpers/app.js';
 import { startDovecot, startSmtpSink, type Dovecot, type SmtpSink } from '../helpers/mail-servers.js';
-import {
-  seedCampaign,
-  type SeededCampaign,
-  FIRST_STEP_NOW,
-  imapOf,
-  sendFirstSteps,
-} from '../helpers/seed.js';
+import { seedCampaign, FIRST_STEP_NOW, imapOf, sendFirstSteps } from '../helpers/seed.js';
+import type { SeededCampaign } from '../helpers/seed.js';
 import { waitFor } from '../helpers/wait.js';
 
 function dsn(opts: {

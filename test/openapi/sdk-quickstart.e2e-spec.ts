@@ -6,29 +6,24 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
 import { resetConfig } from '../../src/config/app-config.js';
 import { connectInbox } from '../../src/modules/inboxes/inboxes.service.js';
 import { quickstart } from '../../sdk/typescript/examples/quickstart.js';
 import { ApiError, createClient, items, pages, unwrap } from '../../sdk/typescript/src/index.js';
-import { bootApp, createTenant, type TestTenant } from '../helpers/app.js';
+import { app, createTenant, useApp, type TestTenant } from '../helpers/app.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/mail-servers.js';
 import { waitFor } from '../helpers/wait.js';
 
 describe('TypeScript SDK', () => {
-  let app: NestExpressApplication;
+  useApp({ env: { SEND_TICK_MS: '50', SEND_MIN_GAP_SECONDS: '0' } });
   let sink: SmtpSink;
   let baseUrl: string;
   let t: TestTenant;
   let inboxId: string;
 
   beforeAll(async () => {
-    process.env.SEND_TICK_MS = '50';
-    process.env.SEND_MIN_GAP_SECONDS = '0';
-    resetConfig();
     sink = await startSmtpSink();
-    app = await bootApp();
     await app.listen(0, '127.0.0.1');
     baseUrl = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
     t = await createTenant(app);
@@ -43,7 +38,6 @@ describe('TypeScript SDK', () => {
   });
 
   afterAll(async () => {
-    await app.close();
     await sink.close();
     delete process.env.SEND_TICK_MS;
     delete process.env.SEND_MIN_GAP_SECONDS;

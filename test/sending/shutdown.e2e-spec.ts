@@ -28,12 +28,8 @@ const ACCEPT_DELAY_MS = 1500;
 const EXIT_WITHIN_MS = 30_000;
 
 describe('graceful shutdown (SIGTERM)', () => {
-  useProcesses();
   let sink: SmtpSink | undefined;
-
-  afterAll(async () => {
-    await sink?.close();
-  });
+  useProcesses({ after: () => sink?.close() });
 
   it('a worker stopped mid-send finishes what it began, releases its claims and exits; another sends the rest at once, nothing twice', async () => {
     sink = await startSmtpSink({ dataEnd: () => ({ delayMs: ACCEPT_DELAY_MS }) });

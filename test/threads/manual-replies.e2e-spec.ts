@@ -8,13 +8,8 @@
 import request from 'supertest';
 import { api, createTenant, type TestTenant, useApp, app, q, one, workspaceKey } from '../helpers/app.js';
 import { startSmtpSink, type DataEndAction, type SmtpSink } from '../helpers/mail-servers.js';
-import {
-  seedCampaign,
-  seedContact,
-  seedEnrollment,
-  type SeededCampaign,
-  FIRST_STEP_NOW,
-} from '../helpers/seed.js';
+import { seedCampaign, seedContact, seedEnrollment, FIRST_STEP_NOW } from '../helpers/seed.js';
+import type { SeededCampaign } from '../helpers/seed.js';
 import { ManualReplySweeper, STALE_SECONDS } from '../../src/modules/sending/manual/manual-reply-sweeper.js';
 import { waitFor } from '../helpers/wait.js';
 
