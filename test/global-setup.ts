@@ -30,7 +30,7 @@ export default async function globalSetup(): Promise<void> {
   process.env.OPENAPI_TRAFFIC_FILE = `${tmpdir()}/${name}-traffic.jsonl`;
   // Tests that run the service as deployed spawn dist/ (node dist/cli.js, dist/main.js): on a clean
   // clone build it once here. A stale dist/ is rebuilt by those tests themselves (ensureBuilt).
-  // (Jest's moduleNameMapper does not apply to this file, hence no import of helpers/dist.ts.)
+  // (Jest's moduleNameMapper does not apply to this file, hence no import of helpers/processes.ts.)
   if (!existsSync('dist/main.js') || !existsSync('dist/cli.js')) {
     spawnSync('npx', ['nest', 'build'], { stdio: 'ignore', env: { ...process.env, NODE_OPTIONS: '' } });
   }

@@ -1,15 +1,30 @@
 /**
- * The process fixture: the built service (`node dist/main.js`) in any role on a free port, tracked so
- * that every process a test started is killed when the test file ends, also when it fails or throws;
- * `useProcesses()` for the files that drive such processes (dist/ built, migrations run, the file's own
- * DataSource as `db` with the query helper); `spawnWorker` for a worker watched from an in-process
- * app; plus /proc readings (peak RSS, open sockets) used to measure and target those processes.
+ * The process fixture: the built service run as operators do (`node dist/main.js`, `node dist/cli.js`).
+ * - `ensureBuilt` builds dist/ when it is older than src/; `freePort` finds a port.
+ * - `useProcesses()` for files that drive such processes: dist/ built, migrations run, the file's own
+ *   DataSource as `db` with the query helper, every service stopped when the file ends.
+ * - `startService({ role, env })`: `node dist/main.js` in any role on a free port, waited for until
+ *   ready, tracked so that it is killed when the test file ends, also when it fails or throws.
+ * - `startWorkerProcess(env)`: a worker waited for until `workers ready`, not tracked (the caller kills it).
+ * - `spawnWorker(env)`: a fast-sending worker beside an in-process app, not waited for.
+ * - /proc readings (peak RSS, open sockets) used to measure and target those processes.
  */
-import { appendFileSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import {
+  appendFileSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
 import type { DataSource } from 'typeorm';
+import { freePort } from '../../src/config/embedded.js';
 import { queries } from './db.js';
-import { ensureBuilt, freePort } from './dist.js';
+
+export { freePort };
 
 /** The DataSource `useProcesses()` opened for this test file (Jest gives every file its own module registry). */
 export let db: DataSource;
@@ -43,6 +58,65 @@ export function useProcesses(options: ProcessFixtureOptions = {}): void {
     await db?.destroy();
   });
 }
+
+// ---------------------------------------------------------------------------------------------------
+// The build, and a worker that announces itself
+
+function newestMtime(dir: string): number {
+  let t = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    t = Math.max(t, e.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
+  }
+  return t;
+}
+
+/**
+ * Builds dist/ once when it is missing or older than src/. tsc emits even when another file has a type
+ * error (`npm run check` catches those), so only a missing output fails here.
+ */
+export function ensureBuilt(): void {
+  const fresh = existsSync('dist/cli.js') && statSync('dist/cli.js').mtimeMs >= newestMtime('src');
+  if (fresh && existsSync('dist/main.js')) return;
+  const res = spawnSync('npx', ['nest', 'build'], {
+    encoding: 'utf8',
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
+  if (!existsSync('dist/cli.js') || !existsSync('dist/main.js')) {
+    throw new Error(`nest build failed:\n${res.stdout}\n${res.stderr}`);
+  }
+}
+
+/** A running `node dist/main.js` and the tail of what it printed. */
+export interface ServiceProcess {
+  child: ChildProcess;
+  output(): string;
+}
+
+/**
+ * Starts `node dist/main.js` as a worker process (APP_ROLE=worker) with `env` over this process's
+ * environment and resolves once it logs `workers ready`; rejects if it exits first.
+ */
+export async function startWorkerProcess(env: NodeJS.ProcessEnv): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, ['dist/main.js'], {
+    env: { ...process.env, APP_ROLE: 'worker', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  await new Promise<void>((resolve, reject) => {
+    const onData = (d: Buffer): void => {
+      out = (out + d.toString()).slice(-20_000);
+      if (out.includes('workers ready')) resolve();
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`worker exited (${code}): ${out.slice(-2000)}`)));
+  });
+  return { child, output: () => out };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Services tracked per test file
 
 export type Role = 'all' | 'api' | 'worker';
 

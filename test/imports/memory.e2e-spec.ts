@@ -11,7 +11,7 @@ import { gzipSync } from 'node:zlib';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
 import { bootApp, createTenant, type TestTenant } from '../helpers/app.js';
-import { ensureBuilt, freePort } from '../helpers/dist.js';
+import { ensureBuilt, freePort } from '../helpers/processes.js';
 import { waitFor } from '../helpers/wait.js';
 
 const MiB = 1024 * 1024;

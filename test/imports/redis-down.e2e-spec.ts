@@ -8,7 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { bootApp, createTenant, type TestTenant } from '../helpers/app.js';
-import { ensureBuilt, freePort } from '../helpers/dist.js';
+import { ensureBuilt, freePort } from '../helpers/processes.js';
 import { startRedis, stopRedis } from '../helpers/redis-server.js';
 import { waitFor } from '../helpers/wait.js';
 

@@ -6,8 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildOpenApiDocument } from '../../src/openapi.js';
 import { api, bootApp, createTenant } from '../helpers/app.js';
-import { ensureBuilt } from '../helpers/dist.js';
-import { startService, stopAllServices } from '../helpers/processes.js';
+import { ensureBuilt, startService, stopAllServices } from '../helpers/processes.js';
 import { waitFor } from '../helpers/wait.js';
 
 const SPEC_OPERATION_IDS = [

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { CACHE_TTL_MS } from '../../src/modules/api-keys/api-key-auth.service.js';
 import { api, bootApp } from '../helpers/app.js';
-import { ensureBuilt } from '../helpers/dist.js';
+import { ensureBuilt } from '../helpers/processes.js';
 
 interface CliResult {
   stdout: string;

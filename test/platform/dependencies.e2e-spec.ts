@@ -15,7 +15,7 @@ import { BULL_COMMAND_TIMEOUT_MS } from '../../src/common/queue/queue.module.js'
 import { QueueName } from '../../src/common/queue/queues.js';
 import { resetConfig } from '../../src/config/app-config.js';
 import { api, bootApp, createTenant, type TestTenant } from '../helpers/app.js';
-import { freePort } from '../helpers/dist.js';
+import { freePort } from '../helpers/processes.js';
 import { startRedisForApp, stopRedisForApp } from '../helpers/redis-server.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
 import { waitFor } from '../helpers/wait.js';

@@ -12,7 +12,7 @@ import { handlersFor, IdempotencyInterceptor } from '../../src/common/idempotenc
 import { spawn, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { api, bootApp, createTenant, type TestTenant } from '../helpers/app.js';
-import { ensureBuilt, freePort } from '../helpers/dist.js';
+import { ensureBuilt, freePort } from '../helpers/processes.js';
 import { waitFor, waitForListening } from '../helpers/wait.js';
 
 describe('Idempotency-Key', () => {

@@ -6,7 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { ConfigError, loadConfig } from '../../src/config/app-config.js';
-import { ensureBuilt } from '../helpers/dist.js';
+import { ensureBuilt } from '../helpers/processes.js';
 
 const SCRIPT = `
   const { logger } = await import('./dist/common/logging/logger.js');

@@ -6,7 +6,7 @@ import type { ChildProcess } from 'node:child_process';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { api, bootApp, createTenant, mintKey, type TestTenant } from '../helpers/app.js';
-import { freePort } from '../helpers/dist.js';
+import { freePort } from '../helpers/processes.js';
 import { startRedis, stopRedis, startRedisForApp, stopRedisForApp } from '../helpers/redis-server.js';
 import { waitFor } from '../helpers/wait.js';
 

@@ -9,7 +9,7 @@ import { connect } from 'node:net';
 import { Redis } from 'ioredis';
 import { QueueName } from '../../src/common/queue/queues.js';
 import { runMigrations } from '../../src/database/migrate.js';
-import { ensureBuilt, freePort } from '../helpers/dist.js';
+import { ensureBuilt, freePort } from '../helpers/processes.js';
 import { waitFor } from '../helpers/wait.js';
 
 interface Service {

@@ -9,8 +9,7 @@ import { DataSource as DataSourceToken } from 'typeorm';
 import request from 'supertest';
 import { routesOfExpressApp } from '../../src/common/http/route-table.js';
 import { bootApp, createTenant, type TestTenant } from '../helpers/app.js';
-import { ensureBuilt } from '../helpers/dist.js';
-import { startService, stopAllServices } from '../helpers/processes.js';
+import { ensureBuilt, startService, stopAllServices } from '../helpers/processes.js';
 import { waitFor } from '../helpers/wait.js';
 
 /** Routes that authenticate differently (not with an API key) and are tested in their own suites. */

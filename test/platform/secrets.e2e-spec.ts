@@ -13,7 +13,7 @@ import { resetConfig } from '../../src/config/app-config.js';
 import { inboxSealedAt, loadInboxTransport } from '../../src/modules/inboxes/inbox-credentials.js';
 import { connectInbox } from '../../src/modules/inboxes/inboxes.service.js';
 import { api, bootApp, createTenant, type TestTenant } from '../helpers/app.js';
-import { ensureBuilt, freePort } from '../helpers/dist.js';
+import { ensureBuilt, freePort } from '../helpers/processes.js';
 import { waitForListening } from '../helpers/wait.js';
 
 interface CliResult {

@@ -14,9 +14,17 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureBuilt, freePort } from '../helpers/dist.js';
 import { createFaultTenant } from '../helpers/faults-http.js';
-import { sleep, startService, useProcesses, db, q, one } from '../helpers/processes.js';
+import {
+  ensureBuilt,
+  freePort,
+  sleep,
+  startService,
+  useProcesses,
+  db,
+  q,
+  one,
+} from '../helpers/processes.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/mail-servers.js';
 import { seedCampaign } from '../helpers/seed.js';
 import { waitFor } from '../helpers/wait.js';

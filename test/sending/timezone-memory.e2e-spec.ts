@@ -6,7 +6,7 @@
  * resident memory after a full GC stays within 20 MB of where it was after a warm-up.
  */
 import { spawnSync } from 'node:child_process';
-import { ensureBuilt } from '../helpers/dist.js';
+import { ensureBuilt } from '../helpers/processes.js';
 
 const SPELLINGS = 100_000;
 const LIMIT_MB = 20;

@@ -27,7 +27,7 @@ import { createDataSource } from '../../src/database/data-source.js';
 import { runMigrations } from '../../src/database/migrate.js';
 import { recordEvents } from '../../src/modules/events/outbox.js';
 import { generateSecret } from '../../src/modules/webhooks/signing.js';
-import { ensureBuilt, startWorkerProcess } from '../helpers/dist.js';
+import { ensureBuilt, startWorkerProcess } from '../helpers/processes.js';
 import { waitFor } from '../helpers/wait.js';
 
 const FIXTURES = resolve('test/fixtures/tls');
