@@ -223,3 +223,24 @@ export async function sendFirstSteps(
   }, 'first steps sent');
   for (const r of rows) into.get(r.to_address.split('@')[0])!.messageId = r.message_id;
 }
+
+/**
+ * The inbound tests' campaign: its inbox sends to `smtpPort` and reads `imap`'s user (at `imapPort`,
+ * default the server's own), on `domain`, with a first step due now and a second later (FIRST_STEP_NOW).
+ */
+export function seedInboundCampaign(
+  query: Query,
+  workspaceId: string,
+  smtpPort: number,
+  imap: { port: number; user: string; password: string },
+  domain: string,
+  imapPort?: number,
+): Promise<SeededCampaign> {
+  return seedCampaign(query, {
+    workspaceId,
+    smtpPort,
+    ...imapOf(imap, imapPort),
+    domain,
+    steps: FIRST_STEP_NOW,
+  });
+}

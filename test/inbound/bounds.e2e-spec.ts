@@ -17,7 +17,7 @@ import { app, createTenant, FAST_SENDING, one, q, useApp, enrollment } from '../
 import type { TestTenant } from '../helpers/app.js';
 import { startHungServer, startImapProxy, type HungServer, type ImapProxy } from '../helpers/imap.js';
 import { startDovecot, startSmtpSink, type Dovecot, type SmtpSink } from '../helpers/mail-servers.js';
-import { seedCampaign, FIRST_STEP_NOW, imapOf, sendFirstSteps } from '../helpers/seed.js';
+import { sendFirstSteps, seedInboundCampaign } from '../helpers/seed.js';
 import type { SeededCampaign } from '../helpers/seed.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -115,13 +115,7 @@ describe('inbound mail is bounded (size, concurrency, checkpoint, inbound route)
     await app.listen(0, '127.0.0.1');
     port = (app.getHttpServer().address() as AddressInfo).port;
     t = await createTenant(app);
-    c = await seedCampaign(q, {
-      workspaceId: t.workspaceId,
-      smtpPort: sink.port,
-      ...imapOf(dovecot, proxy.port),
-      domain: 'bounds.test',
-      steps: FIRST_STEP_NOW,
-    });
+    c = await seedInboundCampaign(q, t.workspaceId, sink.port, dovecot, 'bounds.test', proxy.port);
     await sendFirstSteps(q, t.workspaceId, c.campaignId, ['big', 'small', 'flaky', 'prompt', 'api'], sent);
   }, 60_000);
 

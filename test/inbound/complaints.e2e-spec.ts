@@ -14,7 +14,7 @@ import request from 'supertest';
 import { api, createTenant, useApp, app, q, one, FAST_SENDING, enrollment } from '../helpers/app.js';
 import type { TestTenant } from '../helpers/app.js';
 import { startDovecot, startSmtpSink, type Dovecot, type SmtpSink } from '../helpers/mail-servers.js';
-import { seedCampaign, seedEnrollment, FIRST_STEP_NOW, imapOf, sendFirstSteps } from '../helpers/seed.js';
+import { seedCampaign, seedEnrollment, sendFirstSteps, seedInboundCampaign } from '../helpers/seed.js';
 import type { SeededCampaign } from '../helpers/seed.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -83,13 +83,7 @@ describe('complaints (ARF over real IMAP and the inbound route)', () => {
     dovecot = await startDovecot();
     sink = await startSmtpSink();
     t = await createTenant(app);
-    c = await seedCampaign(q, {
-      workspaceId: t.workspaceId,
-      smtpPort: sink.port,
-      ...imapOf(dovecot),
-      domain: DOMAIN,
-      steps: FIRST_STEP_NOW,
-    });
+    c = await seedInboundCampaign(q, t.workspaceId, sink.port, dovecot, DOMAIN);
     other = await seedCampaign(q, { workspaceId: t.workspaceId, smtpPort: sink.port });
     await sendFirstSteps(q, t.workspaceId, c.campaignId, ['yahoo', 'jmrp', 'headers'], sent);
   }, 60_000);

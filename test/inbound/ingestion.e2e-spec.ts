@@ -7,7 +7,7 @@ import request from 'supertest';
 import { createTenant, useApp, app, q, one, FAST_SENDING, enrollment } from '../helpers/app.js';
 import type { TestTenant } from '../helpers/app.js';
 import { startDovecot, startSmtpSink, type Dovecot, type SmtpSink } from '../helpers/mail-servers.js';
-import { seedCampaign, FIRST_STEP_NOW, imapOf, sendFirstSteps } from '../helpers/seed.js';
+import { sendFirstSteps, seedInboundCampaign } from '../helpers/seed.js';
 import type { SeededCampaign } from '../helpers/seed.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -97,13 +97,7 @@ describe('mail ingestion (real IMAP and the inbound route)', () => {
     dovecot = await startDovecot();
     sink = await startSmtpSink();
     t = await createTenant(app);
-    c = await seedCampaign(q, {
-      workspaceId: t.workspaceId,
-      smtpPort: sink.port,
-      ...imapOf(dovecot),
-      domain: 'ingest.test',
-      steps: FIRST_STEP_NOW,
-    });
+    c = await seedInboundCampaign(q, t.workspaceId, sink.port, dovecot, 'ingest.test');
     await sendFirstSteps(
       q,
       t.workspaceId,

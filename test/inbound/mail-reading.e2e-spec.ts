@@ -10,14 +10,11 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import { simpleParser } from 'mailparser';
 import request from 'supertest';
-import { DataSource } from 'typeorm';
-import { resetConfig } from '../../src/config/app-config.js';
 import { DELIBERATE_HARD_SOFT } from '../../src/modules/mail-reading/fixtures/sisimai-disagreements.js';
 import { readMail } from '../../src/modules/mail-reading/read-mail.js';
-import { bootApp, createTenant, type TestTenant } from '../helpers/app.js';
+import { createTenant, type TestTenant, useApp, app, q, one } from '../helpers/app.js';
 import { seedCampaign, seedContact, type SeededCampaign } from '../helpers/seed.js';
 
 const CORPUS = resolve(process.cwd(), 'test', 'fixtures', 'mail');
@@ -121,13 +118,10 @@ function dsn(opts: {
 }
 
 describe('reading real mail through the inbound route', () => {
-  let app: NestExpressApplication;
-  let db: DataSource;
+  // Nothing is sent here: the messages are recorded as sent.
+  useApp({ env: { SEND_TICK_MS: '600000' } });
   let t: TestTenant;
   let c: SeededCampaign;
-  const q = (sql: string, params?: unknown[]): Promise<unknown> => db.query(sql, params);
-  const one = async <T>(sql: string, params?: unknown[]): Promise<T> =>
-    ((await db.query(sql, params)) as T[])[0];
   let seq = 0;
 
   /** A thread of `inboxIndex`'s inbox with one outbound message to `email`, recorded as sent. */
@@ -179,10 +173,6 @@ describe('reading real mail through the inbound route', () => {
     );
 
   beforeAll(async () => {
-    process.env.SEND_TICK_MS = '600000'; // nothing is sent here: the messages are recorded as sent
-    resetConfig();
-    app = await bootApp();
-    db = app.get(DataSource);
     t = await createTenant(app);
     c = await seedCampaign(q, {
       workspaceId: t.workspaceId,
@@ -191,10 +181,6 @@ describe('reading real mail through the inbound route', () => {
       inboxes: 8,
       stopOnReplyScope: 'domain',
     });
-  });
-
-  afterAll(async () => {
-    await app?.close();
   });
 
   it('reads every sample of the corpus as sisimai does, through the route (the table is in docs/mail-reading.md)', async () => {

@@ -1,11 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildOpenApiDocument } from '../../src/openapi.js';
-import { api, bootApp, createTenant } from '../helpers/app.js';
+import { api, createTenant, useApp, app } from '../helpers/app.js';
 import { ensureBuilt, startService, stopAllServices } from '../helpers/processes.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -33,13 +32,11 @@ const SPEC_OPERATION_IDS = [
 ];
 
 describe('OpenAPI document', () => {
-  let app: NestExpressApplication;
+  useApp();
   beforeAll(async () => {
     ensureBuilt();
-    app = await bootApp();
   });
   afterAll(async () => {
-    await app.close();
     await stopAllServices();
   });
 

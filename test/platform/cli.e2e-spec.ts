@@ -7,9 +7,8 @@ import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import { CACHE_TTL_MS } from '../../src/modules/api-keys/api-key-auth.service.js';
-import { api, bootApp } from '../helpers/app.js';
+import { api, useApp, app } from '../helpers/app.js';
 import { ensureBuilt } from '../helpers/processes.js';
 
 interface CliResult {
@@ -62,13 +61,11 @@ function failed(res: CliResult, args: string[]): string {
 }
 
 describe('admin CLI', () => {
-  let app: NestExpressApplication;
+  useApp();
 
   beforeAll(async () => {
     ensureBuilt();
-    app = await bootApp();
   }, 180_000);
-  afterAll(() => app?.close());
 
   it('creates an organization, changes its plan, creates a workspace and manages keys, all with --json', async () => {
     const org = await json(

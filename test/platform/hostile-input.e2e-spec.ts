@@ -7,8 +7,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { deflateSync, gzipSync } from 'node:zlib';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { api, bootApp, createTenant, type TestTenant } from '../helpers/app.js';
+import { api, createTenant, type TestTenant, useApp, app } from '../helpers/app.js';
 
 /**
  * Sends the headers and `first` bytes of a body announced as `length` bytes (or chunked), never the
@@ -55,17 +54,15 @@ export function contactsBomb(inflatedBytes: number): Buffer {
 }
 
 describe('hostile input at the HTTP edge', () => {
-  let app: NestExpressApplication;
+  useApp();
   let t: TestTenant;
   let port: number;
 
   beforeAll(async () => {
-    app = await bootApp();
     await app.listen(0, '127.0.0.1');
     port = (app.getHttpServer().address() as AddressInfo).port;
     t = await createTenant(app);
   });
-  afterAll(() => app.close());
 
   it('answers 401 to a request without a valid key before reading any of its body', async () => {
     for (const path of ['/api/v1/contacts/import', '/api/v1/contacts', '/api/v1/provisioning/workspaces']) {

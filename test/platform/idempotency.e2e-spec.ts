@@ -2,36 +2,30 @@
  * Idempotency-Key, exercised through POST /provisioning/workspaces, whose effect
  * (a workspace row) can be counted.
  */
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
-import { DataSource } from 'typeorm';
 import { RequestMethod } from '@nestjs/common';
 import { INTERCEPTORS_METADATA } from '@nestjs/common/constants.js';
 import { routesOfExpressApp } from '../../src/common/http/route-table.js';
 import { handlersFor, IdempotencyInterceptor } from '../../src/common/idempotency/idempotency.interceptor.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
-import { api, bootApp, createTenant, type TestTenant } from '../helpers/app.js';
+import { api, createTenant, type TestTenant, useApp, app, db } from '../helpers/app.js';
 import { ensureBuilt, freePort } from '../helpers/processes.js';
 import { waitFor, waitForListening } from '../helpers/wait.js';
 
 describe('Idempotency-Key', () => {
-  let app: NestExpressApplication;
-  let db: DataSource;
+  useApp();
 
   beforeAll(async () => {
     ensureBuilt();
-    app = await bootApp();
     // Concurrent requests need a listening server (supertest would otherwise listen once per request).
     await app.listen(0, '127.0.0.1');
-    db = app.get(DataSource);
     // An expired record, before this process's first claim (which sweeps expired records).
     await db.query(
       `INSERT INTO idempotency_keys (tenant, key, fingerprint, state, response_status, response_sealed, expires_at)
        VALUES ('org:00000000-0000-4000-8000-000000000000', 'stale', 'x', 'completed', 201, 'v1.x.y.z', now() - interval '1 minute')`,
     );
   });
-  afterAll(() => app.close());
 
   /** The built service as deployed (`node dist/main.js`, API role), listening on `port`. */
   const startApi = async (port: number, env: NodeJS.ProcessEnv = {}): Promise<ChildProcess> => {

@@ -2,10 +2,8 @@
  * Keyset cursor pagination through GET /provisioning/workspaces: every row once in both
  * directions, the collection envelope, per_page bounds, and cursors bound to tenant and route.
  */
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DataSource } from 'typeorm';
 import { encodeCursor } from '../../src/common/http/pagination.js';
-import { api, bootApp, createTenant, type TestTenant } from '../helpers/app.js';
+import { api, createTenant, type TestTenant, useApp, app, db } from '../helpers/app.js';
 
 const LIST = '/provisioning/workspaces';
 const PATH = 'http://service.test/api/v1/provisioning/workspaces';
@@ -18,16 +16,13 @@ interface Page {
 }
 
 describe('cursor pagination', () => {
-  let app: NestExpressApplication;
-  let db: DataSource;
+  useApp();
   let t: TestTenant;
   let other: TestTenant;
   /** Every workspace of t's organization, newest first by (created_at, id). */
   let expected: string[];
 
   beforeAll(async () => {
-    app = await bootApp();
-    db = app.get(DataSource);
     t = await createTenant(app, { maxWorkspaces: 100 });
     other = await createTenant(app, { maxWorkspaces: 100 });
     for (let i = 0; i < 12; i++) {
@@ -49,7 +44,6 @@ describe('cursor pagination', () => {
     expected = rows.map((r) => r.id);
     expect(expected).toHaveLength(23);
   });
-  afterAll(() => app?.close());
 
   const page = async (query: Record<string, string>, token = t.provisioningToken): Promise<Page> => {
     const res = await api(app, token).get(LIST).query(query);

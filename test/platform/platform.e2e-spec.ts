@@ -10,19 +10,17 @@ import request from 'supertest';
 import { configureHttpApp } from '../../src/app.factory.js';
 import { Public } from '../../src/common/auth/auth.decorator.js';
 import { EnvelopeExceptionFilter } from '../../src/common/http/exception.filter.js';
-import { api, bootApp, createTenant, type TestTenant } from '../helpers/app.js';
+import { api, createTenant, type TestTenant, useApp, app } from '../helpers/app.js';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('HTTP platform', () => {
-  let app: NestExpressApplication;
+  useApp();
   let t: TestTenant;
 
   beforeAll(async () => {
-    app = await bootApp();
     t = await createTenant(app, { maxWorkspaces: 100 });
   });
-  afterAll(() => app.close());
 
   const expectError = (
     res: request.Response,

@@ -2,17 +2,14 @@
  * Validation messages say what was wrong with a value that was sent ("must be a valid email
  * address", "must be an integer from 1 to 100"), and "is required" only for a value that is missing.
  */
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { api, bootApp, createTenant, type TestTenant } from '../helpers/app.js';
+import { api, createTenant, type TestTenant, useApp, app } from '../helpers/app.js';
 
 describe('validation messages', () => {
-  let app: NestExpressApplication;
+  useApp();
   let t: TestTenant;
   beforeAll(async () => {
-    app = await bootApp();
     t = await createTenant(app);
   });
-  afterAll(() => app.close());
 
   const error = (res: { status: number; body: unknown }) => {
     expect(res.status).toBe(422);

@@ -2,13 +2,11 @@
  * Agency provisioning (issue 7, docs/platform.md): plan cap under concurrency, config validation, uniform
  * 404s, re-runnable seed, minted keys and their independence from the provisioning key.
  */
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
-import { DataSource } from 'typeorm';
 import { PROVISIONING_SCOPES, WORKSPACE_SCOPES } from '../../src/common/auth/scopes.js';
 import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js';
 import { OrganizationsService } from '../../src/modules/organizations/organizations.service.js';
-import { api, bootApp, createTenant, type TestTenant } from '../helpers/app.js';
+import { api, createTenant, type TestTenant, useApp, app, db } from '../helpers/app.js';
 
 const LIST = '/provisioning/workspaces';
 const DEFAULT_CONFIG = {
@@ -22,18 +20,14 @@ const DEFAULT_CONFIG = {
 };
 
 describe('provisioning', () => {
-  let app: NestExpressApplication;
-  let db: DataSource;
+  useApp();
   let t: TestTenant;
   let orgCounter = 0;
 
   beforeAll(async () => {
-    app = await bootApp();
     await app.listen(0, '127.0.0.1');
-    db = app.get(DataSource);
     t = await createTenant(app, { maxWorkspaces: 1000 });
   });
-  afterAll(() => app?.close());
 
   /** An organization with no workspace yet and a provisioning key with both scopes. */
   const emptyOrg = async (

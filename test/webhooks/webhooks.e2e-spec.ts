@@ -4,15 +4,13 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import { verify as octokitVerify } from '@octokit/webhooks-methods';
 import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
-import { resetConfig } from '../../src/config/app-config.js';
 import type { EventType } from '../../src/modules/events/event-types.js';
 import { recordEvent, recordEvents } from '../../src/modules/events/outbox.js';
 import { EventRetentionService } from '../../src/modules/webhooks/event-retention.service.js';
-import { api, bootApp, createTenant, type TestTenant, workspaceKey } from '../helpers/app.js';
+import { api, createTenant, type TestTenant, workspaceKey, useApp, app } from '../helpers/app.js';
 import { waitFor } from '../helpers/wait.js';
 
 interface Received {
@@ -24,7 +22,14 @@ interface Received {
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 
 describe('webhooks', () => {
-  let app: NestExpressApplication;
+  useApp({
+    env: {
+      WEBHOOK_ALLOWED_TEST_HOSTS: '127.0.0.1',
+      WEBHOOK_RETRY_SCHEDULE: '0,0,0,0,0',
+      WEBHOOK_TIMEOUT_MS: '400',
+      WEBHOOK_POLL_MS: '50',
+    },
+  });
   let t: TestTenant;
   let server: Server;
   let base: string;
@@ -46,17 +51,10 @@ describe('webhooks', () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    process.env.WEBHOOK_ALLOWED_TEST_HOSTS = '127.0.0.1';
-    process.env.WEBHOOK_RETRY_SCHEDULE = '0,0,0,0,0';
-    process.env.WEBHOOK_TIMEOUT_MS = '400';
-    process.env.WEBHOOK_POLL_MS = '50';
-    resetConfig();
-    app = await bootApp();
     t = await createTenant(app);
   });
 
   afterAll(async () => {
-    await app.close();
     server.closeAllConnections();
     await new Promise((r) => server.close(r));
   });
