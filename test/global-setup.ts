@@ -26,11 +26,11 @@ export default async function globalSetup(): Promise<void> {
   process.env.PUBLIC_URL = 'http://service.test';
   process.env.LOG_LEVEL = process.env.LOG_LEVEL ?? 'silent';
   process.env.ACCESS_LOG = 'false';
-  // Every in-process exchange of the run, checked against openapi.json by openapi-traffic.e2e-spec.ts.
+  // Every in-process exchange of the run, checked against openapi.json by test/openapi/traffic.e2e-spec.ts.
   process.env.OPENAPI_TRAFFIC_FILE = `${tmpdir()}/${name}-traffic.jsonl`;
   // Tests that run the service as deployed spawn dist/ (node dist/cli.js, dist/main.js): on a clean
   // clone build it once here. A stale dist/ is rebuilt by those tests themselves (ensureBuilt).
-  // (Jest's moduleNameMapper does not apply to this file, hence no import of helpers/dist.ts.)
+  // (Jest's moduleNameMapper does not apply to this file, hence no import of helpers/processes.ts.)
   if (!existsSync('dist/main.js') || !existsSync('dist/cli.js')) {
     spawnSync('npx', ['nest', 'build'], { stdio: 'ignore', env: { ...process.env, NODE_OPTIONS: '' } });
   }

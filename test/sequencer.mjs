@@ -4,7 +4,7 @@
  */
 import Sequencer from '@jest/test-sequencer';
 
-const LAST = /openapi-traffic\.e2e-spec\.ts$/;
+const LAST = /test\/openapi\/traffic\.e2e-spec\.ts$/;
 
 export default class TrafficLastSequencer extends Sequencer {
   async sort(tests) {

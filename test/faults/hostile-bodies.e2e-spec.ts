@@ -11,13 +11,9 @@
  * never comes near it. Each request has a 30 s deadline. A case after which the server is dead or
  * no longer answers fails on `alive`, and the next case starts a fresh server.
  */
-import type { DataSource } from 'typeorm';
-import { createDataSource } from '../../src/database/data-source.js';
-import { runMigrations } from '../../src/database/migrate.js';
-import { ensureBuilt } from '../helpers/dist.js';
 import { createFaultTenant, jsonClient, rawRequest, type RawResponse } from '../helpers/faults-http.js';
 import { emptyObjectsJson, gzipBomb, MiB, tinyRecordsCsvJson } from '../helpers/faults-payloads.js';
-import { memoryOf, resetPeak, startService, stopAllServices, type Service } from '../helpers/faults-procs.js';
+import { memoryOf, resetPeak, startService, type Service, useProcesses, db } from '../helpers/processes.js';
 
 const ONE_REQUEST_BOUND = 300 * 1000 * 1000;
 const THREE_REQUESTS_BOUND = 600 * 1000 * 1000;
@@ -30,7 +26,7 @@ interface Answer {
 }
 
 describe('fault: hostile bodies', () => {
-  let db: DataSource;
+  useProcesses();
   let server: Service | undefined;
   let token: string;
   /** Inflates to exactly 64 MiB (the largest body any route may read): ~64 KB on the wire. */
@@ -54,10 +50,6 @@ describe('fault: hostile bodies', () => {
   };
 
   beforeAll(async () => {
-    ensureBuilt();
-    await runMigrations();
-    db = createDataSource();
-    await db.initialize();
     // The default plan (import_row_cap 100,000): enough rows to need the import route's full 64 MiB,
     // few enough that the CSV case stops after 100,001 rows.
     token = (await createFaultTenant(db, {}, 1_000_000)).token;
@@ -71,11 +63,6 @@ describe('fault: hostile bodies', () => {
   beforeEach(async () => {
     await ensureServer();
   }, 120_000);
-
-  afterAll(async () => {
-    await stopAllServices();
-    await db?.destroy();
-  });
 
   const send = (
     path: string,

@@ -17,18 +17,11 @@ import pg from 'pg';
 import type { DataSource } from 'typeorm';
 import { createDataSource } from '../../src/database/data-source.js';
 import { runMigrations } from '../../src/database/migrate.js';
-import { ensureBuilt, freePort } from '../helpers/dist.js';
 import { createFaultTenant } from '../helpers/faults-http.js';
-import { startService, stopAllServices, type Service } from '../helpers/faults-procs.js';
+import { ensureBuilt, freePort, startService, stopAllServices, type Service } from '../helpers/processes.js';
 import { startDovecot, type Dovecot } from '../helpers/mail-servers.js';
-import {
-  eachLimit,
-  reply,
-  seedFleet,
-  seedSends,
-  type FleetMailbox,
-  type FleetSend,
-} from '../helpers/mailbox-fleet.js';
+import { eachLimit, reply, seedFleet, seedSends } from '../helpers/mailbox-fleet.js';
+import type { FleetMailbox, FleetSend } from '../helpers/mailbox-fleet.js';
 import { waitFor } from '../helpers/wait.js';
 
 const MAILBOXES = Number(process.env.IMAP_TEST_MAILBOXES ?? 200);

@@ -7,31 +7,15 @@
  * the moment of the kill, and the finished import has exact counts (created + updated + skipped +
  * errors = rows), no duplicate contact and one contact.created event per created contact.
  */
-import type { DataSource } from 'typeorm';
-import { createDataSource } from '../../src/database/data-source.js';
-import { runMigrations } from '../../src/database/migrate.js';
-import { ensureBuilt } from '../helpers/dist.js';
 import { createFaultTenant, jsonClient } from '../helpers/faults-http.js';
-import { startService, stopAllServices, type Service } from '../helpers/faults-procs.js';
+import { startService, type Service, useProcesses, db } from '../helpers/processes.js';
 import { waitFor } from '../helpers/wait.js';
 
 const ROWS = 30_000;
 const EXISTING_EVERY = 25;
 
 describe('fault: SIGKILL mid-import', () => {
-  let db: DataSource;
-
-  beforeAll(async () => {
-    ensureBuilt();
-    await runMigrations();
-    db = createDataSource();
-    await db.initialize();
-  }, 300_000);
-
-  afterAll(async () => {
-    await stopAllServices();
-    await db?.destroy();
-  });
+  useProcesses();
 
   it('a second worker resumes the import: exact counts, no duplicate contacts', async () => {
     const t = await createFaultTenant(db, { maxContactsPerWorkspace: 1_000_000, importRowCap: 100_000 });

@@ -9,12 +9,8 @@
  * 2xx and arrives within REQUEST_BUDGET_MS throughout (the rate limiter fails open, Redis commands
  * time out), and the import queued while Redis was down completes once it is back.
  */
-import type { DataSource } from 'typeorm';
-import { createDataSource } from '../../src/database/data-source.js';
-import { runMigrations } from '../../src/database/migrate.js';
-import { ensureBuilt } from '../helpers/dist.js';
 import { createFaultTenant, jsonClient, type JsonResponse } from '../helpers/faults-http.js';
-import { sleep, startService, stopAllServices } from '../helpers/faults-procs.js';
+import { sleep, startService, useProcesses, db } from '../helpers/processes.js';
 import { startPrivateRedis, stopAllRedis, type PrivateRedis } from '../helpers/faults-redis.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -34,21 +30,12 @@ interface Sample {
 }
 
 describe('fault: Redis stopped and restarted under traffic', () => {
-  let db: DataSource;
   let redis: PrivateRedis;
-
-  beforeAll(async () => {
-    ensureBuilt();
-    await runMigrations();
-    db = createDataSource();
-    await db.initialize();
-  }, 300_000);
-
-  afterAll(async () => {
-    await stopAllServices();
-    stopAllRedis();
-    await redis?.stop();
-    await db?.destroy();
+  useProcesses({
+    after: async () => {
+      stopAllRedis();
+      await redis?.stop();
+    },
   });
 
   it('every response is 2xx and prompt throughout; an import queued while Redis was down completes', async () => {

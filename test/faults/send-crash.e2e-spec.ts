@@ -6,55 +6,22 @@
  * concurrency in doubt: steps it had recorded but not yet handed to SMTP were sent by the other
  * worker once the lease ended.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync } from 'node:fs';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
 import { resetConfig } from '../../src/config/app-config.js';
 import type { TestTenant } from '../helpers/app.js';
-import { seedCampaign, startSmtpSink, type SmtpSink } from '../helpers/mail-servers.js';
+import { startSmtpSink, type SmtpSink } from '../helpers/mail-servers.js';
+import { seedCampaign } from '../helpers/seed.js';
+import { killProcess, printed, spawnWorker } from '../helpers/processes.js';
 import { waitFor } from '../helpers/wait.js';
 
 const LEASE_SECONDS = 6;
 const ENROLLMENTS = 300;
 
-const output = new Map<ChildProcess, string[]>();
-const printed = (proc: ChildProcess): string => (output.get(proc) ?? []).join('').slice(-4000);
-
-function spawnWorker(): ChildProcess {
-  const proc = spawn(process.execPath, ['dist/main.js'], {
-    env: {
-      ...process.env,
-      APP_ROLE: 'worker',
-      RUN_MIGRATIONS: 'false',
-      SEND_TICK_MS: '50',
-      SEND_MIN_GAP_SECONDS: '0',
-      SEND_LEASE_SECONDS: String(LEASE_SECONDS),
-      IMAP_POLL_SECONDS: '3600',
-      LOG_LEVEL: process.env.WORKER_LOG_LEVEL ?? 'warn',
-      NODE_OPTIONS: '',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: string[] = [];
-  output.set(proc, lines);
-  const keep = (d: Buffer): void => {
-    if (process.env.WORKER_LOG_DIR) appendFileSync(`${process.env.WORKER_LOG_DIR}/worker-${proc.pid}.log`, d);
-    lines.push(d.toString());
-    if (lines.length > 200) lines.splice(0, lines.length - 200);
-  };
-  proc.stdout?.on('data', keep);
-  proc.stderr?.on('data', keep);
-  return proc;
-}
-
-async function kill(proc: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-  if (proc.exitCode !== null || proc.signalCode !== null) return;
-  const exited = new Promise((r) => proc.once('exit', r));
-  proc.kill(signal);
-  await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-  if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
-}
+/** A worker with the short claim lease; warnings only unless WORKER_LOG_LEVEL says otherwise. */
+const spawnLeasedWorker = (): ChildProcess =>
+  spawnWorker({ SEND_LEASE_SECONDS: String(LEASE_SECONDS) }, 'warn');
 
 describe('fault: a worker SIGKILLed mid-send', () => {
   let app: NestExpressApplication;
@@ -82,7 +49,7 @@ describe('fault: a worker SIGKILLed mid-send', () => {
   }, 240_000);
 
   afterAll(async () => {
-    await Promise.all(workers.map((w) => kill(w, 'SIGTERM')));
+    await Promise.all(workers.map((w) => killProcess(w, 'SIGTERM')));
     await app.close();
     await sink.close();
     if (previousRole === undefined) delete process.env.APP_ROLE;
@@ -117,8 +84,8 @@ describe('fault: a worker SIGKILLed mid-send', () => {
       [t.workspaceId, ENROLLMENTS, c.campaignId],
     );
 
-    const victim = spawnWorker();
-    const survivor = spawnWorker();
+    const victim = spawnLeasedWorker();
+    const survivor = spawnLeasedWorker();
     workers.push(victim, survivor);
     // Mid-send: the server is receiving, and steps are recorded ahead of SMTP.
     const atKill = await waitFor(
@@ -135,7 +102,7 @@ describe('fault: a worker SIGKILLed mid-send', () => {
       'steps recorded ahead of SMTP while the server receives',
       60_000,
     );
-    await kill(victim, 'SIGKILL');
+    await killProcess(victim, 'SIGKILL');
     expect(victim.signalCode).toBe('SIGKILL');
     const receivedAtKill = sink.received.length;
 

@@ -14,25 +14,16 @@
  *
  * The claim lease is short here (SEND_LEASE_SECONDS=6), which bounds one SMTP conversation to 2 s.
  */
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
-import { DataSource } from 'typeorm';
 import { freePort } from '../../src/config/embedded.js';
 import { resetConfig } from '../../src/config/app-config.js';
-import { bootApp, createTenant, type TestTenant } from '../helpers/app.js';
-import {
-  seedCampaign,
-  seedContact,
-  seedEnrollment,
-  startSmtpSink,
-  type DataEndAction,
-  type SmtpSink,
-} from '../helpers/mail-servers.js';
+import { createTenant, type TestTenant, useApp, app, q, one, FAST_SENDING } from '../helpers/app.js';
+import { startSmtpSink, type DataEndAction, type SmtpSink } from '../helpers/mail-servers.js';
+import { seedCampaign, seedContact, seedEnrollment } from '../helpers/seed.js';
 import { waitFor } from '../helpers/wait.js';
 
 describe('sending: at most once when SMTP misbehaves', () => {
-  let app: NestExpressApplication;
-  let db: DataSource;
+  useApp({ env: { ...FAST_SENDING, SEND_LEASE_SECONDS: '6' } });
   const sinks: SmtpSink[] = [];
   /** DATA bodies fully received by a sink, per recipient (whatever the sink answered). */
   const bodies = new Map<string, number>();
@@ -40,9 +31,6 @@ describe('sending: at most once when SMTP misbehaves', () => {
   const policy = new Map<string, (attempt: number) => DataEndAction>();
   let sink: SmtpSink;
 
-  const q = (sql: string, params?: unknown[]): Promise<unknown> => db.query(sql, params);
-  const one = async <T>(sql: string, params?: unknown[]): Promise<T> =>
-    ((await db.query(sql, params)) as T[])[0];
   const enrollment = (id: number) =>
     one<{ status: string; stop_note: string | null; stop_reason: string | null; current_step: number }>(
       'SELECT status, stop_note, stop_reason, current_step, next_step_at FROM enrollments WHERE id = $1',
@@ -65,18 +53,10 @@ describe('sending: at most once when SMTP misbehaves', () => {
   };
 
   beforeAll(async () => {
-    process.env.SEND_TICK_MS = '50';
-    process.env.SEND_MIN_GAP_SECONDS = '0';
-    process.env.IMAP_POLL_SECONDS = '3600';
-    process.env.SEND_LEASE_SECONDS = '6';
-    resetConfig();
     sink = await startSmtpSink({ dataEnd });
     sinks.push(sink);
-    app = await bootApp();
-    db = app.get(DataSource);
   });
   afterAll(async () => {
-    await app.close();
     await Promise.all(sinks.map((s) => s.close()));
     delete process.env.SEND_LEASE_SECONDS;
     resetConfig();

@@ -10,14 +10,10 @@
  * (each ends completed with every step received once, or paused "in doubt" for the one step whose
  * SMTP conversation had begun), and at most 32 steps in doubt.
  */
-import type { DataSource } from 'typeorm';
-import { createDataSource } from '../../src/database/data-source.js';
-import { runMigrations } from '../../src/database/migrate.js';
-import { ensureBuilt } from '../helpers/dist.js';
 import { createFaultTenant } from '../helpers/faults-http.js';
-import { connectionsTo, sleep, startService, stopAllServices } from '../helpers/faults-procs.js';
+import { connectionsTo, sleep, startService, useProcesses, db } from '../helpers/processes.js';
 import { startRecordingServer, type RecordingServer } from '../helpers/faults-smtp.js';
-import { seedCampaign } from '../helpers/mail-servers.js';
+import { seedCampaign } from '../helpers/seed.js';
 import { waitFor } from '../helpers/wait.js';
 
 const ENROLLMENTS = 200;
@@ -35,21 +31,8 @@ const MAX_IN_DOUBT = 32;
 const IN_DOUBT_NOTE = /in doubt|outcome unknown|interrupted/i;
 
 describe('fault: SIGKILL of a worker mid-send (two workers)', () => {
-  let db: DataSource;
   let sink: RecordingServer | undefined;
-
-  beforeAll(async () => {
-    ensureBuilt();
-    await runMigrations();
-    db = createDataSource();
-    await db.initialize();
-  }, 300_000);
-
-  afterAll(async () => {
-    await stopAllServices();
-    await sink?.close();
-    await db?.destroy();
-  });
+  useProcesses({ after: () => sink?.close() });
 
   it('0 duplicates, 0 enrollments lost, at most 32 steps in doubt', async () => {
     sink = await startRecordingServer();

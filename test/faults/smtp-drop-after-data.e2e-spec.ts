@@ -11,36 +11,18 @@
  * with `error` starting "outcome unknown"; the enrollment is paused with that note; resuming moves
  * on to the next step without resending the first.
  */
-import type { DataSource } from 'typeorm';
-import { createDataSource } from '../../src/database/data-source.js';
-import { runMigrations } from '../../src/database/migrate.js';
-import { ensureBuilt } from '../helpers/dist.js';
 import { createFaultTenant, jsonClient } from '../helpers/faults-http.js';
-import { sleep, startService, stopAllServices } from '../helpers/faults-procs.js';
+import { sleep, startService, useProcesses, db, q } from '../helpers/processes.js';
 import { startDropAfterDataServer, type DropAfterDataServer } from '../helpers/faults-smtp.js';
-import { seedCampaign, seedContact, seedEnrollment } from '../helpers/mail-servers.js';
+import { seedCampaign, seedContact, seedEnrollment } from '../helpers/seed.js';
 import { waitFor } from '../helpers/wait.js';
 
 const LEASE_SECONDS = 3;
 const PER_SERVER = 2;
 
 describe('fault: SMTP connection dropped after DATA', () => {
-  let db: DataSource;
   const servers: DropAfterDataServer[] = [];
-  const q = (sql: string, params?: unknown[]): Promise<unknown> => db.query(sql, params);
-
-  beforeAll(async () => {
-    ensureBuilt();
-    await runMigrations();
-    db = createDataSource();
-    await db.initialize();
-  }, 300_000);
-
-  afterAll(async () => {
-    await stopAllServices();
-    await Promise.all(servers.map((s) => s.close()));
-    await db?.destroy();
-  });
+  useProcesses({ after: () => Promise.all(servers.map((s) => s.close())) });
 
   it('the step is never resent: message failed "outcome unknown", enrollment paused, resume moves on', async () => {
     const t = await createFaultTenant(db);

@@ -7,8 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { runMigrations } from '../../src/database/migrate.js';
 import { signUnsubscribeToken } from '../../src/modules/unsubscribe/unsubscribe-token.js';
-import { ensureBuilt } from '../helpers/dist.js';
-import { sleep, startService, stopAllServices, type Service } from '../helpers/faults-procs.js';
+import { ensureBuilt, sleep, startService, stopAllServices, type Service } from '../helpers/processes.js';
 
 describe('fault: unsubscribe tokens stay out of the logs', () => {
   let server: Service;

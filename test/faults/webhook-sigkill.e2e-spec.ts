@@ -10,28 +10,20 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { DataSource } from 'typeorm';
-import { createDataSource } from '../../src/database/data-source.js';
-import { runMigrations } from '../../src/database/migrate.js';
-import { ensureBuilt } from '../helpers/dist.js';
 import { createFaultTenant, jsonClient } from '../helpers/faults-http.js';
-import { startService, stopAllServices, type Service } from '../helpers/faults-procs.js';
+import { startService, type Service, useProcesses, db } from '../helpers/processes.js';
 import { waitFor } from '../helpers/wait.js';
 
 const TOTAL = 2000;
 
 describe('fault: SIGKILL mid-webhook-burst', () => {
-  let db: DataSource;
+  useProcesses();
   let receiver: Server;
   let hookUrl: string;
   /** contact.created deliveries received, by contact email. */
   const byEmail = new Map<string, number>();
 
   beforeAll(async () => {
-    ensureBuilt();
-    await runMigrations();
-    db = createDataSource();
-    await db.initialize();
     receiver = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
@@ -54,8 +46,6 @@ describe('fault: SIGKILL mid-webhook-burst', () => {
   }, 300_000);
 
   afterAll(async () => {
-    await stopAllServices();
-    await db?.destroy();
     receiver?.closeAllConnections();
     await new Promise((r) => receiver?.close(r));
   });

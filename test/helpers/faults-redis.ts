@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './dist.js';
+import { freePort } from './processes.js';
 
 export interface PrivateRedis {
   port: number;

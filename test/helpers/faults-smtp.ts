@@ -8,7 +8,7 @@
  */
 import { createServer, type Socket } from 'node:net';
 import { SMTPServer } from 'smtp-server';
-import { freePort } from './dist.js';
+import { freePort } from './processes.js';
 
 export interface ReceivedMessage {
   /** Envelope recipients (RCPT TO), lower-cased. */

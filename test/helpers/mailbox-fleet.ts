@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { seedCampaign } from './mail-servers.js';
+import { seedCampaign } from './seed.js';
 
 export interface FleetMailbox {
   inboxId: string;

@@ -1,6 +1,7 @@
 /** A private `redis-server` process for tests that stop, pause or restart Redis. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
+import { resetConfig } from '../../src/config/app-config.js';
 import { waitFor } from './wait.js';
 
 export async function startRedis(port: number): Promise<ChildProcess> {
@@ -36,4 +37,22 @@ export async function stopRedis(proc: ChildProcess): Promise<void> {
   proc.kill('SIGCONT');
   proc.kill('SIGKILL');
   await exited;
+}
+
+/** Starts Redis on `port` and points this file's config at it (REDIS_URL), for the app booted next. */
+export async function startRedisForApp(port: number): Promise<ChildProcess> {
+  const proc = await startRedis(port);
+  process.env.REDIS_URL = `redis://127.0.0.1:${port}`;
+  resetConfig();
+  return proc;
+}
+
+/** Stops that Redis (when started) and points the config back at `url`, the run's Redis. */
+export async function stopRedisForApp(
+  proc: ChildProcess | undefined,
+  url: string | undefined,
+): Promise<void> {
+  if (proc) await stopRedis(proc);
+  process.env.REDIS_URL = url;
+  resetConfig();
 }

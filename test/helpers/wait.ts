@@ -1,3 +1,5 @@
+import { connect } from 'node:net';
+
 /** Polls `probe` until it returns a truthy value or the timeout passes (then throws with `what`). */
 export async function waitFor<T>(
   probe: () => Promise<T | undefined | null | false>,
@@ -49,5 +51,19 @@ export async function waitForCount(
   }
   throw new Error(
     `timed out waiting for ${what}: ${last} of ${target}, no progress for ${idleMs} ms${error ? `: ${String(error)}` : ''}`,
+  );
+}
+
+/** Waits until something accepts TCP connections on 127.0.0.1:`port` (a spawned service listening). */
+export async function waitForListening(port: number, what: string, timeoutMs?: number): Promise<void> {
+  await waitFor(
+    () =>
+      new Promise<boolean>((ok) => {
+        const socket = connect(port, '127.0.0.1');
+        socket.once('connect', () => (socket.destroy(), ok(true)));
+        socket.once('error', () => ok(false));
+      }),
+    what,
+    timeoutMs,
   );
 }
