@@ -1,7 +1,7 @@
 /**
  * OpenAPI 3.1 generated from the routes and DTOs, with the rules every route shares applied once
  * (src/openapi/conventions.ts); served at /api/v1/openapi.json with Swagger UI at /docs, committed as
- * openapi.json (test/openapi.e2e-spec.ts keeps the two equal).
+ * openapi.json (test/openapi/document.e2e-spec.ts keeps the two equal).
  */
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';

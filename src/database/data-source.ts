@@ -31,7 +31,7 @@ export function dataSourceOptions(url = appConfig().databaseUrl): DataSourceOpti
  * The options of the Nest applications (API, workers, CLI): the entities are the ones their modules
  * register with `TypeOrmModule.forFeature` (autoLoadEntities), so a module lists its own tables.
  * `ENTITIES` (entities.ts) is the same set for the tools that run without Nest (migrations, drift
- * check); test/schema.e2e-spec.ts fails if the two differ.
+ * check); test/database/schema.e2e-spec.ts fails if the two differ.
  */
 export function nestDataSourceOptions(): DataSourceOptions & { autoLoadEntities: true } {
   return { ...dataSourceOptions(), entities: [], autoLoadEntities: true };

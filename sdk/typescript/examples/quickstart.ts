@@ -10,7 +10,7 @@
  * It calls OUTREACH_URL when set, else the address the service itself takes from the same
  * environment: PUBLIC_URL, else http://localhost:$PORT (3000 by default).
  *
- * `quickstart()` is also what test/sdk-quickstart.e2e-spec.ts runs against a real service.
+ * `quickstart()` is also what test/openapi/sdk-quickstart.e2e-spec.ts runs against a real service.
  */
 import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';

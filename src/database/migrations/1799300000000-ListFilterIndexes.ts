@@ -4,7 +4,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * One index per whitelisted list filter that can select a small part of a workspace, leading with
  * (workspace_id, filter) and ending in the list order (created_at, id), so a page of a filter that
  * matches 0.01 % of a 1,000,000-contact workspace reads a page of index entries instead of the
- * workspace (test/list-plans.e2e-spec.ts; docs/lifecycle.md, "Lists at scale"). Suppressed contacts
+ * workspace (test/database/list-plans.e2e-spec.ts; docs/lifecycle.md, "Lists at scale"). Suppressed contacts
  * are a small set: a partial index. `updated_after` is a range on another column than the order:
  * (workspace_id, updated_at) finds the few recently updated rows, which are then sorted.
  *
