@@ -1,4 +1,4 @@
-import { bumpMetric } from '../../src/modules/analytics/metrics.js';
+import { bumpMetric } from '../helpers/domain-writes.js';
 import { dayRange } from '../../src/modules/analytics/analytics.service.js';
 import { api, createTenant, useApp, app, db, workspaceKey } from '../helpers/app.js';
 

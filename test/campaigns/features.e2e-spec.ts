@@ -4,7 +4,7 @@
  * validated like the step; `GET /analytics/steps` validation. What the engine does with them is in
  * test/sending/campaign-features.e2e-spec.ts.
  */
-import { bumpStepMetrics } from '../../src/modules/analytics/metrics.js';
+import { bumpStepMetrics } from '../helpers/domain-writes.js';
 import { connectInbox } from '../../src/modules/inboxes/inboxes.service.js';
 import { api, createTenant, type TestTenant, useApp, app, db, q } from '../helpers/app.js';
 import { seedContact, seedEnrollment } from '../helpers/seed.js';

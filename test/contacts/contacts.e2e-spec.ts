@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { upsertContacts, validateContactRow } from '../../src/modules/contacts/contact-upsert.js';
+import { upsertContacts, validateContactRow } from '../helpers/domain-writes.js';
 import { CanonicalContactTimezones1799700000000 } from '../../src/database/migrations/1799700000000-CanonicalContactTimezones.js';
 import { api, createTenant, type TestTenant, useApp, app, db, workspaceKey } from '../helpers/app.js';
 import { waitFor } from '../helpers/wait.js';

@@ -1,4 +1,4 @@
-import { suppressAddress } from '../../src/modules/suppressions/suppression-store.js';
+import { suppressAddress } from '../helpers/domain-writes.js';
 import { api, createTenant, type TestTenant, useApp, app, db, workspaceKey } from '../helpers/app.js';
 
 interface Entry {

@@ -20,6 +20,7 @@ import { REDIS } from '../../src/common/redis/redis.module.js';
 import { resetConfig } from '../../src/config/app-config.js';
 import { Inbox } from '../../src/modules/inboxes/entities/inbox.entity.js';
 import { imapAuthFor } from '../../src/modules/inboxes/imap-auth.js';
+import { Outbox } from '../../src/modules/events/outbox.js';
 import { InboxTokens } from '../../src/modules/inboxes/oauth/inbox-tokens.service.js';
 import { api, bootApp, createTenant, type TestTenant } from '../helpers/app.js';
 import { dovecotAvailable, startSmtpSink, type SmtpSink } from '../helpers/mail-servers.js';
@@ -211,7 +212,7 @@ describe('OAuth 2.0 inboxes (fake authorization server, XOAUTH2-only SMTP)', () 
     const rt = oauth.refreshTokenOf('cyd@oauth-mail.test')!;
     // Two workers: this app's token service and another process's (its own memory, the same Redis).
     const first = app.get(InboxTokens);
-    const second = new InboxTokens(db, app.get<Redis>(REDIS));
+    const second = new InboxTokens(db, app.get(Outbox), app.get<Redis>(REDIS));
     const ask = () =>
       Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? first : second).accessToken(inbox)));
     const round1 = await ask();

@@ -4,7 +4,7 @@
  * domains), and bounce protection pausing a campaign whose recent hard-bounce rate is too high.
  */
 import request from 'supertest';
-import { pauseOnBounceRate } from '../../src/modules/campaigns/bounce-protection.js';
+import { pauseOnBounceRate } from '../helpers/domain-writes.js';
 import { api, createTenant, useApp, app, db, q, all, FAST_SENDING } from '../helpers/app.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/mail-servers.js';
 import { seedCampaign, seedContact, seedEnrollment } from '../helpers/seed.js';

@@ -25,7 +25,7 @@ import { webhookSecretAt } from '../../src/common/crypto/sealed-columns.js';
 import { resetConfig } from '../../src/config/app-config.js';
 import { createDataSource } from '../../src/database/data-source.js';
 import { runMigrations } from '../../src/database/migrate.js';
-import { recordEvents } from '../../src/modules/events/outbox.js';
+import { recordEvents } from '../helpers/domain-writes.js';
 import { generateSecret } from '../../src/modules/webhooks/signing.js';
 import { ensureBuilt, startWorkerProcess } from '../helpers/processes.js';
 import { waitFor } from '../helpers/wait.js';

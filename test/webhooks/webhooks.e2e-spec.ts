@@ -8,7 +8,7 @@ import { verify as octokitVerify } from '@octokit/webhooks-methods';
 import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
 import type { EventType } from '../../src/modules/events/event-types.js';
-import { recordEvent, recordEvents } from '../../src/modules/events/outbox.js';
+import { recordEvent, recordEvents } from '../helpers/domain-writes.js';
 import { EventRetentionService } from '../../src/modules/webhooks/event-retention.service.js';
 import { api, createTenant, type TestTenant, workspaceKey, useApp, app } from '../helpers/app.js';
 import { waitFor } from '../helpers/wait.js';

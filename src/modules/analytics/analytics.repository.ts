@@ -55,7 +55,7 @@ const COLUMNS: Record<MetricName, string> = {
 
 /**
  * Daily counters, bumped inside the transaction that records the fact they count (pass its
- * manager). Stateless, so modules without DI (and the send path's batches) share one instance.
+ * manager). Stateless: every method takes the manager. Other modules reach it through `MetricCounters`.
  */
 @Injectable()
 export class DailyMetricCountersRepository {

@@ -1,5 +1,5 @@
 /**
- * Daily counters per workspace, UTC day and campaign, written by `bumpMetric` in the
+ * Daily counters per workspace, UTC day and campaign, written by `MetricCounters.bump` in the
  * transactions of the facts they count. Only days with activity have a row (no zero filling).
  */
 import { Injectable } from '@nestjs/common';

@@ -1,9 +1,11 @@
 /**
- * Bumping a daily counter from any module: call inside the transaction that records the fact, with
- * its manager. The SQL is in analytics.repository.ts. `sent`, `replied`, `bounced` and `unsubscribed`
- * are also counted per step and variant (`bumpStepMetric`, next to the daily bump of the same fact),
- * so the step rows of a campaign add up to its daily totals.
+ * Bumping counters from any module: inject `MetricCounters` (exported by the analytics module) and call
+ * it inside the transaction that records the fact, with its manager. The SQL is in
+ * analytics.repository.ts. `sent`, `replied`, `bounced` and `unsubscribed` are also counted per step and
+ * variant (`bumpStep`, next to the daily bump of the same fact), so the step rows of a campaign add up
+ * to its daily totals.
  */
+import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import {
   DailyMetricCountersRepository,
@@ -16,37 +18,43 @@ import {
 
 export type { MetricName, StepAttribution, StepMetricBump, StepMetricName };
 
-const counters = new DailyMetricCountersRepository();
-const stepCounters = new StepMetricCountersRepository();
+@Injectable()
+export class MetricCounters {
+  constructor(
+    private readonly daily: DailyMetricCountersRepository,
+    private readonly steps: StepMetricCountersRepository,
+  ) {}
 
-export function bumpMetric(
-  manager: EntityManager,
-  workspaceId: string,
-  campaignId: number,
-  metric: MetricName,
-  by = 1,
-  at: Date = new Date(),
-): Promise<void> {
-  return counters.bump(workspaceId, campaignId, metric, manager, by, at);
-}
+  /** `by` more `metric` on the campaign's daily row of `at`'s UTC day. */
+  bump(
+    manager: EntityManager,
+    workspaceId: string,
+    campaignId: number,
+    metric: MetricName,
+    by = 1,
+    at: Date = new Date(),
+  ): Promise<void> {
+    return this.daily.bump(workspaceId, campaignId, metric, manager, by, at);
+  }
 
-/**
- * One more `metric` for the step and variant of the message `to` names (a message; or the last one
- * sent in a thread or an enrollment: where a reply or an unsubscribe is counted).
- */
-export function bumpStepMetric(
-  manager: EntityManager,
-  workspaceId: string,
-  campaignId: number,
-  metric: StepMetricName,
-  to: StepAttribution,
-  at: Date = new Date(),
-  by = 1,
-): Promise<void> {
-  return stepCounters.bumpAttributed(workspaceId, campaignId, metric, to, at, manager, by);
-}
+  /**
+   * One more `metric` for the step and variant of the message `to` names (a message; or the last one
+   * sent in a thread or an enrollment: where a reply or an unsubscribe is counted).
+   */
+  bumpStep(
+    manager: EntityManager,
+    workspaceId: string,
+    campaignId: number,
+    metric: StepMetricName,
+    to: StepAttribution,
+    at: Date = new Date(),
+    by = 1,
+  ): Promise<void> {
+    return this.steps.bumpAttributed(workspaceId, campaignId, metric, to, at, manager, by);
+  }
 
-/** Step counters of many facts at once (the send path's groups: one statement per group). */
-export function bumpStepMetrics(manager: EntityManager, bumps: StepMetricBump[]): Promise<void> {
-  return stepCounters.bumpManyAcrossWorkspaces(bumps, manager);
+  /** Step counters of many facts at once (the send path's groups: one statement per group). */
+  bumpSteps(manager: EntityManager, bumps: StepMetricBump[]): Promise<void> {
+    return this.steps.bumpManyAcrossWorkspaces(bumps, manager);
+  }
 }

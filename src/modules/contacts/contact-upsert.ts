@@ -10,19 +10,18 @@
  *      `updated_at` moves only when something changed.
  * `contact.created` is written to the outbox, in the same transaction, for inserted rows only.
  */
+import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { validationException } from '../../common/http/validation.js';
-import { recordEvents } from '../events/outbox.js';
-import { lockSuppressionsShared } from '../suppressions/suppression-store.js';
+import { Outbox } from '../events/outbox.js';
+import { SuppressionStore } from '../suppressions/suppression-store.js';
 import { canonicalTimezone, CUSTOM_FIELDS_MAX_KEYS, normalizeEmail } from './contact-fields.js';
 import { contactFromRow, toContactView } from './contact.view.js';
 import { ContactRowDto } from './dto/upsert-contact.dto.js';
 import type { Contact, ContactSource, ContactStage } from './entities/contact.entity.js';
 import { ContactWritesRepository } from './contact-writes.repository.js';
-
-const writes = new ContactWritesRepository();
 
 /**
  * One contact to upsert, already validated (see `validateContactRow`). A property that is absent is
@@ -75,92 +74,102 @@ function normalizedRow(row: ContactUpsertRow): ContactUpsertRow {
   return out;
 }
 
-/**
- * Upserts `rows` into `workspaceId` inside the caller's transaction and answers one outcome per input
- * row, in input order. Rows must already be valid (`validateContactRow`). Set-based: two statements
- * per 1000 rows whatever the mix of new and existing contacts.
- */
-export async function upsertContacts(
-  manager: EntityManager,
-  workspaceId: string,
-  rows: ContactUpsertRow[],
-  options: UpsertOptions,
-): Promise<UpsertOutcome[]> {
-  const outcomes: UpsertOutcome[] = new Array<UpsertOutcome>(rows.length);
-  if (rows.length === 0) return outcomes;
-  await lockSuppressionsShared(manager, workspaceId);
-  const updateExisting = options.updateExisting ?? true;
+/** The one contact upsert (inject it; the contacts module exports it). */
+@Injectable()
+export class ContactUpsert {
+  constructor(
+    private readonly writes: ContactWritesRepository,
+    private readonly suppressions: SuppressionStore,
+    private readonly outbox: Outbox,
+  ) {}
 
-  const firstIndex = new Map<string, number>();
-  const unique: Array<{ index: number; row: ContactUpsertRow }> = [];
-  rows.forEach((raw, index) => {
-    const row = normalizedRow(raw);
-    if (firstIndex.has(row.email)) return;
-    firstIndex.set(row.email, index);
-    unique.push({ index, row });
-  });
+  /**
+   * Upserts `rows` into `workspaceId` inside the caller's transaction and answers one outcome per input
+   * row, in input order. Rows must already be valid (`validateContactRow`). Set-based: two statements
+   * per 1000 rows whatever the mix of new and existing contacts.
+   */
+  async upsert(
+    manager: EntityManager,
+    workspaceId: string,
+    rows: ContactUpsertRow[],
+    options: UpsertOptions,
+  ): Promise<UpsertOutcome[]> {
+    const outcomes: UpsertOutcome[] = new Array<UpsertOutcome>(rows.length);
+    if (rows.length === 0) return outcomes;
+    await this.suppressions.lockShared(manager, workspaceId);
+    const updateExisting = options.updateExisting ?? true;
 
-  const inserted: Contact[] = [];
-  for (let start = 0; start < unique.length; start += CHUNK) {
-    const chunk = unique.slice(start, start + CHUNK);
-    const payload = JSON.stringify(chunk.map((u) => u.row));
-    const created = (await writes.insertMissing(workspaceId, payload, options.source, manager)).map(
-      contactFromRow,
-    );
-    const createdEmails = new Set<string>();
-    for (const c of created) {
-      createdEmails.add(c.email);
-      outcomes[firstIndex.get(c.email)!] = { status: 'inserted', contact: c };
-      inserted.push(c);
-    }
-    const rest = chunk.filter((u) => !createdEmails.has(u.row.email));
-    if (rest.length === 0) continue;
-    if (updateExisting) {
-      const merged = (
-        await writes.mergeExisting(workspaceId, JSON.stringify(rest.map((u) => u.row)), manager)
+    const firstIndex = new Map<string, number>();
+    const unique: Array<{ index: number; row: ContactUpsertRow }> = [];
+    rows.forEach((raw, index) => {
+      const row = normalizedRow(raw);
+      if (firstIndex.has(row.email)) return;
+      firstIndex.set(row.email, index);
+      unique.push({ index, row });
+    });
+
+    const inserted: Contact[] = [];
+    for (let start = 0; start < unique.length; start += CHUNK) {
+      const chunk = unique.slice(start, start + CHUNK);
+      const payload = JSON.stringify(chunk.map((u) => u.row));
+      const created = (await this.writes.insertMissing(workspaceId, payload, options.source, manager)).map(
+        contactFromRow,
+      );
+      const createdEmails = new Set<string>();
+      for (const c of created) {
+        createdEmails.add(c.email);
+        outcomes[firstIndex.get(c.email)!] = { status: 'inserted', contact: c };
+        inserted.push(c);
+      }
+      const rest = chunk.filter((u) => !createdEmails.has(u.row.email));
+      if (rest.length === 0) continue;
+      if (updateExisting) {
+        const merged = (
+          await this.writes.mergeExisting(workspaceId, JSON.stringify(rest.map((u) => u.row)), manager)
+        ).map(contactFromRow);
+        for (const c of merged) outcomes[firstIndex.get(c.email)!] = { status: 'updated', contact: c };
+      }
+      const missing = rest.filter((u) => outcomes[u.index] === undefined);
+      if (missing.length === 0) continue;
+      const existing = (
+        await this.writes.findByEmails(
+          workspaceId,
+          missing.map((u) => u.row.email),
+          manager,
+        )
       ).map(contactFromRow);
-      for (const c of merged) outcomes[firstIndex.get(c.email)!] = { status: 'updated', contact: c };
+      const byEmail = new Map(existing.map((c) => [c.email, c]));
+      for (const u of missing) {
+        const contact = byEmail.get(u.row.email);
+        if (!contact) throw new Error('contact upsert lost a row'); // contacts are never deleted
+        outcomes[u.index] = updateExisting
+          ? {
+              status: 'invalid',
+              field: 'custom_fields',
+              message: `custom_fields may hold at most ${CUSTOM_FIELDS_MAX_KEYS} keys once merged`,
+              contact,
+            }
+          : { status: 'unchanged', contact };
+      }
     }
-    const missing = rest.filter((u) => outcomes[u.index] === undefined);
-    if (missing.length === 0) continue;
-    const existing = (
-      await writes.findByEmails(
+
+    rows.forEach((raw, index) => {
+      if (outcomes[index] !== undefined) return;
+      const first = outcomes[firstIndex.get(normalizeEmail(raw.email) as string)!];
+      outcomes[index] = { status: 'duplicate', contact: first.contact };
+    });
+
+    await this.outbox.recordMany(
+      manager,
+      inserted.map((c) => ({
         workspaceId,
-        missing.map((u) => u.row.email),
-        manager,
-      )
-    ).map(contactFromRow);
-    const byEmail = new Map(existing.map((c) => [c.email, c]));
-    for (const u of missing) {
-      const contact = byEmail.get(u.row.email);
-      if (!contact) throw new Error('contact upsert lost a row'); // contacts are never deleted
-      outcomes[u.index] = updateExisting
-        ? {
-            status: 'invalid',
-            field: 'custom_fields',
-            message: `custom_fields may hold at most ${CUSTOM_FIELDS_MAX_KEYS} keys once merged`,
-            contact,
-          }
-        : { status: 'unchanged', contact };
-    }
+        type: 'contact.created' as const,
+        data: { contact: toContactView(c) },
+        occurredAt: c.createdAt,
+      })),
+    );
+    return outcomes;
   }
-
-  rows.forEach((raw, index) => {
-    if (outcomes[index] !== undefined) return;
-    const first = outcomes[firstIndex.get(normalizeEmail(raw.email) as string)!];
-    outcomes[index] = { status: 'duplicate', contact: first.contact };
-  });
-
-  await recordEvents(
-    manager,
-    inserted.map((c) => ({
-      workspaceId,
-      type: 'contact.created' as const,
-      data: { contact: toContactView(c) },
-      occurredAt: c.createdAt,
-    })),
-  );
-  return outcomes;
 }
 
 const UPSERT_FIELDS = [

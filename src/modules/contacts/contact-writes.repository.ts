@@ -1,11 +1,16 @@
 /**
- * The statements of the contact upsert (contact-upsert.ts holds its rules): insert the new addresses
- * of a chunk, merge into the existing ones, read back the rest. Stateless: every method runs in the
- * caller's transaction (after it took the suppression lock).
+ * Every write to `contacts` (the contacts module owns the table; other modules call these methods):
+ * the upsert's statements (contact-upsert.ts holds its rules: insert the new addresses of a chunk,
+ * merge into the existing ones, read back the rest), the suppression list's copy on contacts (the
+ * suppressions module's `SUPPRESSED_CONTACTS` port), and the stages the send path and inbound mail
+ * move contacts to. Stateless: every method runs in the caller's transaction.
  */
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { rowsOf } from '../../database/query-rows.js';
+import { sqlDomainOf } from '../../common/email/address.js';
+import type { SuppressionReason } from '../suppressions/entities/suppression.entity.js';
+import type { SuppressedContacts } from '../suppressions/suppressed-contacts.js';
 import { SUPPRESSION_LOOKUP_SQL } from '../suppressions/suppressions.repository.js';
 import { CUSTOM_FIELDS_MAX_KEYS } from './contact-fields.js';
 
@@ -51,7 +56,7 @@ const UPDATE_SQL = `
   RETURNING c.*`;
 
 @Injectable()
-export class ContactWritesRepository {
+export class ContactWritesRepository implements SuppressedContacts {
   /** Inserts the addresses of `payload` (a JSON array of rows) not yet in the workspace; the new rows. */
   async insertMissing(
     workspaceId: string,
@@ -81,6 +86,47 @@ export class ContactWritesRepository {
         workspaceId,
         emails,
       ]),
+    );
+  }
+
+  /** Marks the matching contacts unsendable (those already suppressed keep their first entry). */
+  async markSuppressed(
+    workspaceId: string,
+    match: { column: 'email' | 'domain'; value: string },
+    entry: { reason: SuppressionReason; createdAt: Date },
+    m: EntityManager,
+  ): Promise<number> {
+    const where = match.column === 'email' ? 'email = $2' : `${sqlDomainOf('email')} = $2`;
+    const updated = rowsOf<{ id: number }>(
+      await m.query(
+        `UPDATE contacts SET suppression_reason = $3, suppressed_at = $4, updated_at = now()
+         WHERE workspace_id = $1 AND ${where} AND suppression_reason IS NULL
+         RETURNING id`,
+        [workspaceId, match.value, entry.reason, entry.createdAt],
+      ),
+    );
+    return updated.length;
+  }
+
+  /** The send path's first step: contacts `new` → `contacted` (any workspaces; each pair its own). */
+  async markContactedAcrossWorkspaces(
+    contacts: Array<{ workspaceId: string; id: number }>,
+    m: EntityManager,
+  ): Promise<void> {
+    await m.query(
+      `UPDATE contacts c SET stage = 'contacted', updated_at = now()
+       FROM unnest($1::uuid[], $2::bigint[]) AS x(workspace_id, id)
+       WHERE c.workspace_id = x.workspace_id AND c.id = x.id AND c.stage = 'new'`,
+      [contacts.map((c) => c.workspaceId), contacts.map((c) => c.id)],
+    );
+  }
+
+  /** A reply arrived: `new|contacted` → `replied`. */
+  async markReplied(workspaceId: string, contactId: number, m: EntityManager): Promise<void> {
+    await m.query(
+      `UPDATE contacts SET stage = 'replied', updated_at = now()
+       WHERE workspace_id = $1 AND id = $2 AND stage IN ('new', 'contacted')`,
+      [workspaceId, contactId],
     );
   }
 }

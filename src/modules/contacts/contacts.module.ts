@@ -1,18 +1,24 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { EventsModule } from '../events/events.module.js';
+import { SuppressionsModule } from '../suppressions/suppressions.module.js';
+import { ContactSuppressionModule } from './contact-suppression.module.js';
+import { ContactUpsert } from './contact-upsert.js';
+import { ContactWritesRepository } from './contact-writes.repository.js';
 import { ContactsController } from './contacts.controller.js';
 import { ContactsRepository } from './contacts.repository.js';
 import { ContactsService } from './contacts.service.js';
 import { Contact } from './entities/contact.entity.js';
 
 /**
- * Contacts API. Other modules reuse the pure pieces directly: `upsertContacts`/`validateContactRow`
- * (contact-upsert.ts) for imports, `toContactView` (contact-view.ts) for event payloads.
+ * Contacts API, and the one writer of `contacts`: other modules call `ContactUpsert` (imports) and
+ * `ContactWritesRepository` (stages, the suppression copy through `ContactSuppressionModule`). Pure
+ * pieces are reused directly: `validateContactRow` (contact-upsert.ts), `toContactView` (contact.view.ts).
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([Contact])],
+  imports: [TypeOrmModule.forFeature([Contact]), EventsModule, SuppressionsModule, ContactSuppressionModule],
   controllers: [ContactsController],
-  providers: [ContactsService, ContactsRepository],
-  exports: [ContactsRepository],
+  providers: [ContactsService, ContactsRepository, ContactWritesRepository, ContactUpsert],
+  exports: [ContactsRepository, ContactWritesRepository, ContactUpsert],
 })
 export class ContactsModule {}

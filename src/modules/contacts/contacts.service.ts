@@ -1,6 +1,6 @@
 /**
  * Contacts of one workspace: keyset lists with whitelisted filters, and the upsert
- * (POST and PATCH both go through `upsertContacts`, so they follow exactly the same rules).
+ * (POST and PATCH both go through `ContactUpsert`, so they follow exactly the same rules).
  */
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -9,7 +9,7 @@ import { contactCapExceeded, isContactCapError } from './contact-cap.js';
 import { ApiError } from '../../common/http/api-error.js';
 import type { Page } from '../../common/http/pagination.js';
 import { parseTimestamp } from './contact-fields.js';
-import { upsertContacts, upsertRowOf, type ContactUpsertRow } from './contact-upsert.js';
+import { ContactUpsert, upsertRowOf, type ContactUpsertRow } from './contact-upsert.js';
 import { contactViewOfListRow, toContactView, type ContactView } from './contact.view.js';
 import { ContactsRepository } from './contacts.repository.js';
 import { parseStageList, type ListContactsQueryDto } from './dto/list-contacts-query.dto.js';
@@ -20,6 +20,7 @@ export class ContactsService {
   constructor(
     private readonly contacts: ContactsRepository,
     @InjectDataSource() private readonly db: DataSource,
+    private readonly contactUpsert: ContactUpsert,
   ) {}
 
   /** One keyset page of contacts, filtered by the whitelisted query parameters. */
@@ -65,7 +66,7 @@ export class ContactsService {
     let outcome;
     try {
       [outcome] = await this.db.transaction(async (manager) => {
-        const outcomes = await upsertContacts(manager, workspaceId, [row], { source: 'api' });
+        const outcomes = await this.contactUpsert.upsert(manager, workspaceId, [row], { source: 'api' });
         const first = outcomes[0];
         // Throwing rolls the transaction back: nothing of a refused merge is written.
         if (first.status === 'invalid') throw ApiError.validation(first.field, first.message);

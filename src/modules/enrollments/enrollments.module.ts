@@ -1,9 +1,13 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AnalyticsModule } from '../analytics/analytics.module.js';
 import { CampaignsModule } from '../campaigns/campaigns.module.js';
 import { ContactsModule } from '../contacts/contacts.module.js';
+import { EventsModule } from '../events/events.module.js';
 import { SequencesModule } from '../sequences/sequences.module.js';
 import { SuppressionsModule } from '../suppressions/suppressions.module.js';
+import { ThreadsModule } from '../threads/threads.module.js';
+import { EnrollmentEffects } from './enrollment-effects.js';
 import { EnrollmentsController } from './enrollments.controller.js';
 import { EnrollmentsRepository, EnrollmentTransitionsRepository } from './enrollments.repository.js';
 import { EnrollmentsService } from './enrollments.service.js';
@@ -17,10 +21,13 @@ import { EnrollmentScheduleModule } from './reevaluate-deferred.js';
     SequencesModule,
     ContactsModule,
     SuppressionsModule,
+    AnalyticsModule,
+    EventsModule,
+    ThreadsModule,
     EnrollmentScheduleModule,
   ],
   controllers: [EnrollmentsController],
-  providers: [EnrollmentsRepository, EnrollmentTransitionsRepository, EnrollmentsService],
-  exports: [EnrollmentsRepository, EnrollmentTransitionsRepository],
+  providers: [EnrollmentsRepository, EnrollmentTransitionsRepository, EnrollmentsService, EnrollmentEffects],
+  exports: [EnrollmentsRepository, EnrollmentTransitionsRepository, EnrollmentEffects],
 })
 export class EnrollmentsModule {}

@@ -11,7 +11,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { ApiError } from '../../common/http/api-error.js';
 import type { Page } from '../../common/http/pagination.js';
-import { bumpMetric } from '../analytics/metrics.js';
+import { MetricCounters } from '../analytics/metrics.js';
 import { CampaignsRepository } from '../campaigns/campaigns.repository.js';
 import { ContactsRepository } from '../contacts/contacts.repository.js';
 import { SequencesRepository } from '../sequences/sequences.repository.js';
@@ -31,6 +31,7 @@ export class EnrollmentsService {
     private readonly contacts: ContactsRepository,
     private readonly suppressions: SuppressionsRepository,
     @InjectDataSource() private readonly db: DataSource,
+    private readonly counters: MetricCounters,
   ) {}
 
   async create(workspaceId: string, campaignId: number, contactId: number): Promise<EnrollmentView> {
@@ -78,7 +79,7 @@ export class EnrollmentsService {
       if (id === null) {
         throw ApiError.validation('contact_id', 'The contact is already enrolled in this campaign');
       }
-      await bumpMetric(manager, workspaceId, campaignId, 'enrolled', 1, now);
+      await this.counters.bump(manager, workspaceId, campaignId, 'enrolled', 1, now);
       const row = await this.enrollments.findOne(workspaceId, { id }, manager);
       return toEnrollmentView(row!);
     });

@@ -16,7 +16,7 @@ import type { ImportStatus } from './entities/import-batch.entity.js';
 import { countImportRows } from '../../common/metrics/metrics.js';
 import { Draining } from '../../common/lifecycle/draining.js';
 import { MAX_CUSTOM_FIELDS } from './import-rows.js';
-import { lockSuppressionsShared } from '../suppressions/suppression-store.js';
+import { SuppressionStore } from '../suppressions/suppression-store.js';
 import { isContactCapError } from '../contacts/contact-cap.js';
 import { ImportRowsRepository, type BatchRow } from './import-rows.repository.js';
 
@@ -67,6 +67,7 @@ export class ImportRunner implements OnApplicationShutdown {
     @InjectDataSource() private readonly db: DataSource,
     private readonly rows: ImportRowsRepository,
     draining: Draining,
+    private readonly suppressions: SuppressionStore,
   ) {
     // Shutting down: stop after the running chunk (its checkpoint commits) instead of running on.
     draining.onBegin(() => {
@@ -155,7 +156,7 @@ export class ImportRunner implements OnApplicationShutdown {
       const errors = [...summary.errors];
       if (summary.valid > 0) {
         // Same lock order as suppressAddress: a suppression added meanwhile cannot miss this chunk's rows.
-        await lockSuppressionsShared(m, ws);
+        await this.suppressions.lockShared(m, ws);
         const sup = await this.rows.hasSuppressions(ws, m);
         const handled = await this.rows.insertNewContacts(ws, b.id, from, to, sup, m);
         created = handled.length;

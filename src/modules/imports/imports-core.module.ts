@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { ContactsModule } from '../contacts/contacts.module.js';
+import { SuppressionsModule } from '../suppressions/suppressions.module.js';
 import { ImportBatch } from './entities/import-batch.entity.js';
 import { ImportRow } from './entities/import-row.entity.js';
 import { ImportRowsRepository } from './import-rows.repository.js';
@@ -12,7 +14,7 @@ import { ImportsService } from './imports.service.js';
  * Bull queue and its job on top; the CLI's `import` command uses this alone (it runs without Redis).
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([ImportBatch, ImportRow])],
+  imports: [TypeOrmModule.forFeature([ImportBatch, ImportRow]), ContactsModule, SuppressionsModule],
   providers: [ImportsRepository, ImportRowsRepository, ImportsService, ImportRunner],
   exports: [ImportsRepository, ImportRowsRepository, ImportsService, ImportRunner],
 })

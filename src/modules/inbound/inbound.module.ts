@@ -1,4 +1,9 @@
 import { Module } from '@nestjs/common';
+import { AnalyticsModule } from '../analytics/analytics.module.js';
+import { ContactsModule } from '../contacts/contacts.module.js';
+import { EnrollmentsModule } from '../enrollments/enrollments.module.js';
+import { EventsModule } from '../events/events.module.js';
+import { ThreadsModule } from '../threads/threads.module.js';
 import { ImapConnections } from './imap-connections.service.js';
 import { InboundController } from './inbound.controller.js';
 import { InboundRepository } from './inbound.repository.js';
@@ -12,6 +17,7 @@ import { MailboxReader } from './mailbox-reader.js';
  * checking the inbox's inbound secret.
  */
 @Module({
+  imports: [AnalyticsModule, ContactsModule, EnrollmentsModule, EventsModule, ThreadsModule],
   controllers: [InboundController],
   providers: [InboundRepository, IngestionService, MailboxReader, ImapConnections],
   exports: [IngestionService, ImapConnections],

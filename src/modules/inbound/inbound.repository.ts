@@ -7,10 +7,9 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { rows } from '../../database/query-rows.js';
-import type { BounceView } from '../mail-reading/bounce.view.js';
 import type { StopOnReplyScope } from '../campaigns/entities/campaign.entity.js';
 import { Inbox } from '../inboxes/entities/inbox.entity.js';
-import { Message, type MessageKind } from '../threads/entities/message.entity.js';
+import { Message } from '../threads/entities/message.entity.js';
 
 /** The outbound message a mail refers to, with its thread's contact and campaign. */
 export interface OriginalMessage {
@@ -20,21 +19,6 @@ export interface OriginalMessage {
   to_address: string;
   contact_id: number;
   campaign_id: number | null;
-}
-
-export interface InboundMessageRow {
-  threadId: number;
-  enrollmentId: number | null;
-  kind: MessageKind;
-  from: string;
-  to: string;
-  subject: string | null;
-  body: string | null;
-  messageId: string;
-  inReplyTo: string | null;
-  receivedAt: Date;
-  /** The verdict a bounce report carries. */
-  bounce?: BounceView | null;
 }
 
 @Injectable()
@@ -103,39 +87,6 @@ export class InboundRepository {
     return dup ? Number(dup.id) : null;
   }
 
-  /** Records the inbound message in its thread (count, last activity and first reply noted); its id. */
-  async insertInbound(workspaceId: string, r: InboundMessageRow, m: EntityManager): Promise<number> {
-    const [inserted] = await rows<{ id: number }>(
-      m,
-      `INSERT INTO messages (workspace_id, thread_id, enrollment_id, direction, kind, from_address, to_address,
-         subject, body, message_id, in_reply_to, status, received_at, bounce)
-       VALUES ($1, $2, $3, 'inbound', $4, $5, $6, $7, $8, $9, $10, 'received', $11, $12::jsonb)
-       RETURNING id`,
-      [
-        workspaceId,
-        r.threadId,
-        r.enrollmentId,
-        r.kind,
-        r.from,
-        r.to,
-        r.subject,
-        r.body,
-        r.messageId,
-        r.inReplyTo,
-        r.receivedAt,
-        r.bounce ? JSON.stringify(r.bounce) : null,
-      ],
-    );
-    await m.query(
-      `UPDATE threads SET message_count = message_count + 1,
-         last_message_at = GREATEST(COALESCE(last_message_at, $3), $3),
-         replied_at = CASE WHEN $4 THEN COALESCE(replied_at, $3) ELSE replied_at END
-       WHERE workspace_id = $1 AND id = $2`,
-      [workspaceId, r.threadId, r.receivedAt, r.kind === 'reply'],
-    );
-    return Number(inserted.id);
-  }
-
   async findMessage(workspaceId: string, id: number, m: EntityManager): Promise<Message> {
     return m.getRepository(Message).findOneOrFail({ where: { workspaceId, id } });
   }
@@ -158,15 +109,6 @@ export class InboundRepository {
       stopOnReply: campaign?.stop_on_reply ?? true,
       scope: campaign?.stop_on_reply_scope ?? 'contact',
     };
-  }
-
-  /** `new|contacted` → `replied`. */
-  async markContactReplied(workspaceId: string, contactId: number, m: EntityManager): Promise<void> {
-    await m.query(
-      `UPDATE contacts SET stage = 'replied', updated_at = now()
-       WHERE workspace_id = $1 AND id = $2 AND stage IN ('new', 'contacted')`,
-      [workspaceId, contactId],
-    );
   }
 
   /**

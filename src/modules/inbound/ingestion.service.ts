@@ -19,27 +19,21 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import type { DataSource, EntityManager } from 'typeorm';
 import { logger } from '../../common/logging/logger.js';
-import { bumpMetric, bumpStepMetric } from '../analytics/metrics.js';
-import { recordEvent } from '../events/outbox.js';
+import { MetricCounters } from '../analytics/metrics.js';
+import { ContactWritesRepository } from '../contacts/contact-writes.repository.js';
+import { Outbox } from '../events/outbox.js';
 import type { Inbox } from '../inboxes/entities/inbox.entity.js';
 import type { MessageKind } from '../threads/entities/message.entity.js';
 import { referencedMessageIds } from '../mail-reading/references.js';
 import { readMail } from '../mail-reading/read-mail.js';
 import type { BounceVerdict, MailReading } from '../mail-reading/types.js';
 import { toBounceView, type BounceView } from '../mail-reading/bounce.view.js';
-import {
-  recordBounce,
-  recordComplaint,
-  stopCompanyOnReply,
-  stopEnrollment,
-} from '../enrollments/enrollment-effects.js';
+import { EnrollmentEffects } from '../enrollments/enrollment-effects.js';
 import { emailDomain, isFreeMailDomain } from './free-mail.js';
 import { toMessageEventView } from '../threads/message.view.js';
 import { InboundRepository, type OriginalMessage } from './inbound.repository.js';
-import { MessageMarksRepository } from '../threads/threads.repository.js';
+import { MessageWritesRepository } from '../threads/message-writes.repository.js';
 import { notifyReplyRecorded } from '../reply-categories/reply-recorded.js';
-
-const messageMarks = new MessageMarksRepository();
 
 /** Bodies kept for inbound mail are cut here (the raw mail is not stored). */
 const MAX_BODY_CHARS = 200_000;
@@ -77,6 +71,11 @@ export class IngestionService {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly inbound: InboundRepository,
+    private readonly messages: MessageWritesRepository,
+    private readonly contacts: ContactWritesRepository,
+    private readonly effects: EnrollmentEffects,
+    private readonly counters: MetricCounters,
+    private readonly outbox: Outbox,
   ) {}
 
   async ingest(inbox: Pick<Inbox, 'id' | 'workspaceId' | 'email'>, raw: Buffer): Promise<IngestResult> {
@@ -181,7 +180,7 @@ export class IngestionService {
     let bounce: BounceView | undefined;
     if (c.kind === 'bounce') {
       // One sent message bounces at most once: a second (or forged) report about it changes nothing.
-      if (await messageMarks.lockBounce(ws, original.id, m)) {
+      if (await this.messages.lockBounce(ws, original.id, m)) {
         logger.info({ inboxId: inbox.id, messageRowId: original.id }, 'ingest: message already bounced');
         return {
           status: 'ignored',
@@ -196,7 +195,7 @@ export class IngestionService {
     const from = mail.from?.value?.[0]?.address ?? mail.from?.text ?? 'unknown';
     const body = mail.text ?? (typeof mail.html === 'string' ? mail.html : null);
     const now = new Date();
-    const messageRowId = await this.inbound.insertInbound(
+    const messageRowId = await this.messages.insertInbound(
       ws,
       {
         threadId: original.thread_id,
@@ -221,7 +220,7 @@ export class IngestionService {
           ? await this.inbound.replyPolicy(ws, campaignId, m)
           : { stopOnReply: true, scope: 'contact' as const };
         if (original.enrollment_id !== null && policy.stopOnReply) {
-          await stopEnrollment(m, ws, original.enrollment_id, 'replied');
+          await this.effects.stop(m, ws, original.enrollment_id, 'replied');
         }
         // Stop on reply for the whole company: the domain of the address the message went to (a
         // reply's From can be anything), never a free-mail one.
@@ -233,16 +232,16 @@ export class IngestionService {
           domain &&
           !isFreeMailDomain(domain)
         ) {
-          await stopCompanyOnReply(m, ws, campaignId, domain, email);
+          await this.effects.stopCompanyOnReply(m, ws, campaignId, domain, email);
         }
-        await this.inbound.markContactReplied(ws, original.contact_id, m);
+        await this.contacts.markReplied(ws, original.contact_id, m);
         if (campaignId) {
-          await bumpMetric(m, ws, campaignId, 'replied', 1, now);
+          await this.counters.bump(m, ws, campaignId, 'replied', 1, now);
           // Counted for the variant of the last message sent in the thread.
-          await bumpStepMetric(m, ws, campaignId, 'replied', { threadId: original.thread_id }, now);
+          await this.counters.bumpStep(m, ws, campaignId, 'replied', { threadId: original.thread_id }, now);
         }
         const message = await this.inbound.findMessage(ws, messageRowId, m);
-        await recordEvent(m, {
+        await this.outbox.record(m, {
           workspaceId: ws,
           type: 'email.replied',
           data: {
@@ -255,12 +254,12 @@ export class IngestionService {
         break;
       }
       case 'auto_reply':
-        if (campaignId) await bumpMetric(m, ws, campaignId, 'auto_replied', 1, now);
+        if (campaignId) await this.counters.bump(m, ws, campaignId, 'auto_replied', 1, now);
         break;
       case 'bounce': {
         const verdict = bounce!;
         // Suppression takes the workspace's suppression lock before any contact row is touched.
-        const { senderSide } = await recordBounce(m, {
+        const { senderSide } = await this.effects.recordBounce(m, {
           workspaceId: ws,
           contactId: original.contact_id,
           // The address we sent to (a forwarding hop may report another Final-Recipient).
@@ -278,7 +277,7 @@ export class IngestionService {
           );
           const noted = await this.inbound.noteInboxError(ws, inbox.id, error, m);
           if (noted) {
-            await recordEvent(m, {
+            await this.outbox.record(m, {
               workspaceId: ws,
               type: 'inbox.error',
               data: { inbox_id: inbox.id, email: noted.email, status: noted.status, error },
@@ -290,7 +289,7 @@ export class IngestionService {
       case 'complaint':
         // `not-spam` is the opposite of a complaint: recorded in the thread, nothing suppressed.
         if (c.feedbackType !== 'not-spam') {
-          await recordComplaint(m, {
+          await this.effects.recordComplaint(m, {
             workspaceId: ws,
             contactId: original.contact_id,
             // The address we sent to (reporters often redact Original-Rcpt-To).

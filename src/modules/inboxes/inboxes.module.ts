@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { EventsModule } from '../events/events.module.js';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Inbox } from './entities/inbox.entity.js';
 import { OAuthFlow } from './entities/oauth-flow.entity.js';
@@ -12,7 +13,7 @@ import { InboxesService } from './inboxes.service.js';
 import { InboxHealthService } from './health/inbox-health.service.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Inbox, OAuthFlow])],
+  imports: [TypeOrmModule.forFeature([Inbox, OAuthFlow]), EventsModule],
   controllers: [InboxOAuthController, OAuthCallbackController, InboxesController],
   providers: [
     InboxesRepository,

@@ -6,13 +6,14 @@
  * - `interested` counts (daily and per step, on the reply's day, like `replied`); a correction away
  *   from `interested` takes the count back, so the counter is the number of replies now `interested`;
  * - `unsubscribe_request` unsubscribes the address exactly like the one-click link
- *   (`recordUnsubscribe`: suppressed `unsubscribed`, the contact's enrollments stopped `unsubscribed`);
+ *   (`EnrollmentEffects.recordUnsubscribe`: suppressed `unsubscribed`, the contact's enrollments stopped `unsubscribed`);
  * - `email.categorized` fires.
  */
+import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { bumpMetric, bumpStepMetric } from '../analytics/metrics.js';
-import { recordUnsubscribe } from '../enrollments/enrollment-effects.js';
-import { recordEvent } from '../events/outbox.js';
+import { MetricCounters } from '../analytics/metrics.js';
+import { EnrollmentEffects } from '../enrollments/enrollment-effects.js';
+import { Outbox } from '../events/outbox.js';
 import { ReplyCategoriesRepository } from './reply-categories.repository.js';
 import type { CategorySource, ReplyCategory } from '../threads/reply-category.js';
 
@@ -25,50 +26,57 @@ export interface CategoryDecision {
   onlyIfUnset: boolean;
 }
 
-/**
- * Applies a category to a reply; whether anything changed (false: already decided, not a reply, or
- * the same category and source again). Stateless repository: it only runs statements on `m`.
- */
-export async function applyCategory(
-  m: EntityManager,
-  repo: ReplyCategoriesRepository,
-  d: CategoryDecision,
-): Promise<boolean> {
-  const ws = d.workspaceId;
-  const set = await repo.setCategory(ws, d.messageId, d.category, d.source, d.onlyIfUnset, m);
-  if (!set) return false;
-  const context = await repo.threadContext(ws, set.thread_id, m);
-  if (d.category === 'unsubscribe_request' && context?.email) {
-    // Takes the workspace's suppression lock before any contact row is touched.
-    await recordUnsubscribe(m, {
+@Injectable()
+export class CategoryEffects {
+  constructor(
+    private readonly replies: ReplyCategoriesRepository,
+    private readonly effects: EnrollmentEffects,
+    private readonly counters: MetricCounters,
+    private readonly outbox: Outbox,
+  ) {}
+
+  /**
+   * Applies a category to a reply; whether anything changed (false: already decided, not a reply, or
+   * the same category and source again).
+   */
+  async apply(m: EntityManager, d: CategoryDecision): Promise<boolean> {
+    const repo = this.replies;
+    const ws = d.workspaceId;
+    const set = await repo.setCategory(ws, d.messageId, d.category, d.source, d.onlyIfUnset, m);
+    if (!set) return false;
+    const context = await repo.threadContext(ws, set.thread_id, m);
+    if (d.category === 'unsubscribe_request' && context?.email) {
+      // Takes the workspace's suppression lock before any contact row is touched.
+      await this.effects.recordUnsubscribe(m, {
+        workspaceId: ws,
+        contactId: context.contact_id,
+        email: context.email,
+        campaignId: context.campaign_id,
+        attribution: { threadId: set.thread_id },
+      });
+    }
+    await repo.refreshThreadCategory(ws, set.thread_id, m);
+    const campaignId = context?.campaign_id ?? null;
+    const was = set.previous_category === 'interested';
+    const is = d.category === 'interested';
+    if (campaignId !== null && was !== is) {
+      const by = is ? 1 : -1;
+      const day = new Date(set.received_at);
+      await this.counters.bump(m, ws, campaignId, 'interested', by, day);
+      await this.counters.bumpStep(m, ws, campaignId, 'interested', { threadId: set.thread_id }, day, by);
+    }
+    await this.outbox.record(m, {
       workspaceId: ws,
-      contactId: context.contact_id,
-      email: context.email,
-      campaignId: context.campaign_id,
-      attribution: { threadId: set.thread_id },
+      type: 'email.categorized',
+      data: {
+        message_id: d.messageId,
+        thread_id: set.thread_id,
+        contact_id: context?.contact_id ?? null,
+        campaign_id: campaignId,
+        category: d.category,
+        category_source: d.source,
+      },
     });
+    return true;
   }
-  await repo.refreshThreadCategory(ws, set.thread_id, m);
-  const campaignId = context?.campaign_id ?? null;
-  const was = set.previous_category === 'interested';
-  const is = d.category === 'interested';
-  if (campaignId !== null && was !== is) {
-    const by = is ? 1 : -1;
-    const day = new Date(set.received_at);
-    await bumpMetric(m, ws, campaignId, 'interested', by, day);
-    await bumpStepMetric(m, ws, campaignId, 'interested', { threadId: set.thread_id }, day, by);
-  }
-  await recordEvent(m, {
-    workspaceId: ws,
-    type: 'email.categorized',
-    data: {
-      message_id: d.messageId,
-      thread_id: set.thread_id,
-      contact_id: context?.contact_id ?? null,
-      campaign_id: campaignId,
-      category: d.category,
-      category_source: d.source,
-    },
-  });
-  return true;
 }

@@ -1,5 +1,9 @@
 import { Module } from '@nestjs/common';
+import { AnalyticsModule } from '../analytics/analytics.module.js';
+import { EnrollmentsModule } from '../enrollments/enrollments.module.js';
+import { EventsModule } from '../events/events.module.js';
 import { ThreadsModule } from '../threads/threads.module.js';
+import { CategoryEffects } from './category-effects.js';
 import { AiDailyLimit } from './ai-daily-limit.js';
 import { ReplyCategoriesController } from './reply-categories.controller.js';
 import { ReplyCategoriesRepository } from './reply-categories.repository.js';
@@ -12,9 +16,15 @@ import { ReplyCategorizer } from './reply-categorizer.service.js';
  * `PATCH /threads/{id}` to correct one.
  */
 @Module({
-  imports: [ThreadsModule],
+  imports: [ThreadsModule, AnalyticsModule, EnrollmentsModule, EventsModule],
   controllers: [ReplyCategoriesController],
-  providers: [ReplyCategoriesRepository, ReplyCategoriesService, ReplyCategorizer, AiDailyLimit],
+  providers: [
+    CategoryEffects,
+    ReplyCategoriesRepository,
+    ReplyCategoriesService,
+    ReplyCategorizer,
+    AiDailyLimit,
+  ],
   exports: [ReplyCategorizer],
 })
 export class ReplyCategoriesModule {}

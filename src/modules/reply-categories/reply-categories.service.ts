@@ -1,7 +1,7 @@
 /**
  * Corrections of a thread's category (`PATCH /threads/{id}`, CONTRACT §20): the thread's latest reply
  * takes the category with `category_source: "manual"`, with the same effects as a decided one
- * (`applyCategory`: the event again, `interested` counted or taken back, `unsubscribe_request`
+ * (`CategoryEffects`: the event again, `interested` counted or taken back, `unsubscribe_request`
  * suppresses), in one transaction.
  */
 import { Injectable } from '@nestjs/common';
@@ -10,7 +10,7 @@ import type { DataSource } from 'typeorm';
 import { ApiError } from '../../common/http/api-error.js';
 import { ThreadsRepository } from '../threads/threads.repository.js';
 import { toThreadView, type ThreadView } from '../threads/thread.view.js';
-import { applyCategory } from './category-effects.js';
+import { CategoryEffects } from './category-effects.js';
 import { ReplyCategoriesRepository } from './reply-categories.repository.js';
 import type { ReplyCategory } from '../threads/reply-category.js';
 
@@ -20,6 +20,7 @@ export class ReplyCategoriesService {
     @InjectDataSource() private readonly ds: DataSource,
     private readonly replies: ReplyCategoriesRepository,
     private readonly threads: ThreadsRepository,
+    private readonly effects: CategoryEffects,
   ) {}
 
   /**
@@ -34,7 +35,7 @@ export class ReplyCategoriesService {
       if (found.replyId === null) {
         throw ApiError.conflict('the thread has no reply to categorise');
       }
-      await applyCategory(m, this.replies, {
+      await this.effects.apply(m, {
         workspaceId,
         messageId: found.replyId,
         category,

@@ -5,7 +5,7 @@
  * A pass claims a batch of uncategorised replies (a lease, FOR UPDATE SKIP LOCKED: any number of
  * workers), asks `categorize` for each (the workspace's `ai_provider`/`ai_model` with the operator's
  * key, its `ai_daily_limit`, the rules otherwise) with no transaction open, then applies each category
- * in its own transaction with its effects (`applyCategory`: only if still unset). A process that dies
+ * in its own transaction with its effects (`CategoryEffects`: only if still unset). A process that dies
  * between the two leaves a lease that expires: the reply is taken again, and nothing was applied or
  * counted yet. A reply applied twice is impossible: the second `setCategory` finds it set.
  *
@@ -22,7 +22,7 @@ import { appConfig } from '../../config/app-config.js';
 import { effectiveConfig } from '../workspaces/workspace-config.js';
 import { AiDailyLimit } from './ai-daily-limit.js';
 import { categorize, type CategorizeResult } from './categorize.js';
-import { applyCategory } from './category-effects.js';
+import { CategoryEffects } from './category-effects.js';
 import { ReplyCategoriesRepository, type ClaimedReply } from './reply-categories.repository.js';
 import { onReplyRecorded } from './reply-recorded.js';
 
@@ -45,6 +45,7 @@ export class ReplyCategorizer {
     private readonly replies: ReplyCategoriesRepository,
     private readonly dailyLimit: AiDailyLimit,
     private readonly draining: Draining,
+    private readonly effects: CategoryEffects,
   ) {}
 
   bindLoop(loop: { wake(): void }): void {
@@ -71,7 +72,7 @@ export class ReplyCategorizer {
         try {
           const result = await this.decide(reply);
           const applied = await this.ds.transaction((m) =>
-            applyCategory(m, this.replies, {
+            this.effects.apply(m, {
               workspaceId: reply.workspace_id,
               messageId: reply.id,
               category: result.category,

@@ -37,7 +37,12 @@ import { logger } from '../../common/logging/logger.js';
 import { countSend } from '../../common/metrics/metrics.js';
 import { Draining } from '../../common/lifecycle/draining.js';
 import { appConfig } from '../../config/app-config.js';
+import { MetricCounters } from '../analytics/metrics.js';
+import { ContactWritesRepository } from '../contacts/contact-writes.repository.js';
+import { EnrollmentEffects } from '../enrollments/enrollment-effects.js';
+import { Outbox } from '../events/outbox.js';
 import { OAuthGrantRefused } from '../inboxes/oauth/oauth-client.js';
+import { MessageWritesRepository } from '../threads/message-writes.repository.js';
 import { CapacityBank } from './engine/capacity-bank.js';
 import { CapacityRepository } from './engine/capacity.repository.js';
 import {
@@ -84,10 +89,16 @@ export class SendEngine {
     private readonly sends: SendRepository,
     private readonly capacity: CapacityRepository,
     private readonly draining: Draining,
+    private readonly messages: MessageWritesRepository,
+    contacts: ContactWritesRepository,
+    effects: EnrollmentEffects,
+    outbox: Outbox,
+    counters: MetricCounters,
   ) {
-    this.finaliser = new Finaliser(sends);
-    this.failures = new SendFailures(ds, sends);
-    this.recorder = new StepRecorder(sends, capacity, this.finaliser, this.failures);
+    const writers = { messages, contacts, effects, outbox, counters };
+    this.finaliser = new Finaliser(sends, writers);
+    this.failures = new SendFailures(ds, sends, writers);
+    this.recorder = new StepRecorder(sends, capacity, this.finaliser, this.failures, writers);
   }
 
   /** Claims one batch and works it through. Returns how many enrollments were claimed. */
@@ -114,7 +125,7 @@ export class SendEngine {
       lease,
       startBy: claimStart + times.startWithinMs,
       deadlineMs: times.deadlineMs,
-      marker: new StartMarker(this.sends, lease),
+      marker: new StartMarker(this.messages, lease),
     };
     const worker = async (): Promise<void> => {
       while (next < ids.length) {

@@ -1,6 +1,11 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AnalyticsModule } from '../analytics/analytics.module.js';
+import { ContactsModule } from '../contacts/contacts.module.js';
+import { EnrollmentsModule } from '../enrollments/enrollments.module.js';
+import { EventsModule } from '../events/events.module.js';
 import { InboxesModule } from '../inboxes/inboxes.module.js';
+import { ThreadsModule } from '../threads/threads.module.js';
 import { CapacityRepository } from './engine/capacity.repository.js';
 import { SendRepository } from './engine/send.repository.js';
 import { InboxPacing } from './entities/inbox-pacing.entity.js';
@@ -18,7 +23,15 @@ import { ManualReplySweeper } from './manual/manual-reply-sweeper.js';
  * (`POST /threads/{id}/messages`, manual/) share its transports, capacity and failure handling.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([InboxPacing, SendCounter]), InboxesModule],
+  imports: [
+    TypeOrmModule.forFeature([InboxPacing, SendCounter]),
+    InboxesModule,
+    AnalyticsModule,
+    ContactsModule,
+    EnrollmentsModule,
+    EventsModule,
+    ThreadsModule,
+  ],
   controllers: [ManualReplyController],
   providers: [
     SendRepository,

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { EntityManager, Repository } from 'typeorm';
-import { rowsOf } from '../../database/query-rows.js';
 import { sqlDomainOf } from '../../common/email/address.js';
 import { TenantRepository } from '../../common/tenant/tenant.repository.js';
 import { Suppression, type SuppressionReason } from './entities/suppression.entity.js';
@@ -106,25 +105,5 @@ export class SuppressionListRepository {
       [workspaceId, value],
     )) as Array<Record<string, unknown>>;
     return existing[0] ? suppressionFromRow(existing[0]) : null;
-  }
-
-  /** Marks the matching contacts unsendable (those already suppressed keep their first entry). */
-  async markContactsSuppressed(
-    workspaceId: string,
-    column: 'email' | 'domain',
-    value: string,
-    entry: Suppression,
-    manager: EntityManager,
-  ): Promise<number> {
-    const match = column === 'email' ? 'email = $2' : `${sqlDomainOf('email')} = $2`;
-    const updated = rowsOf<{ id: number }>(
-      await manager.query(
-        `UPDATE contacts SET suppression_reason = $3, suppressed_at = $4, updated_at = now()
-         WHERE workspace_id = $1 AND ${match} AND suppression_reason IS NULL
-         RETURNING id`,
-        [workspaceId, value, entry.reason, entry.createdAt],
-      ),
-    );
-    return updated.length;
   }
 }

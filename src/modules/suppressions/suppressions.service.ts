@@ -9,7 +9,7 @@ import { ApiError } from '../../common/http/api-error.js';
 import type { Page } from '../../common/http/pagination.js';
 import type { CreateSuppressionDto, ListSuppressionsQueryDto } from './dto/suppression.dto.js';
 import type { Suppression } from './entities/suppression.entity.js';
-import { addSuppression, toSuppressionView, type SuppressionView } from './suppression-store.js';
+import { SuppressionStore, toSuppressionView, type SuppressionView } from './suppression-store.js';
 import { SuppressionsRepository } from './suppressions.repository.js';
 
 @Injectable()
@@ -17,6 +17,7 @@ export class SuppressionsService {
   constructor(
     private readonly suppressions: SuppressionsRepository,
     @InjectDataSource() private readonly db: DataSource,
+    private readonly store: SuppressionStore,
   ) {}
 
   list(workspaceId: string, query: ListSuppressionsQueryDto): Promise<Page<Suppression>> {
@@ -40,7 +41,7 @@ export class SuppressionsService {
     }
     const target = body.email !== undefined ? { email: body.email } : { domain: body.domain! };
     const { entry, created } = await this.db.transaction((manager) =>
-      addSuppression(manager, workspaceId, target, 'manual'),
+      this.store.add(manager, workspaceId, target, 'manual'),
     );
     return { entry: toSuppressionView(entry), created };
   }

@@ -2,16 +2,26 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Message } from './entities/message.entity.js';
 import { Thread } from './entities/thread.entity.js';
+import { MessageWritesRepository } from './message-writes.repository.js';
 import { MessageRetentionService } from './message-retention.service.js';
 import { ThreadsController } from './threads.controller.js';
 import { MessagesRepository, ThreadsRepository } from './threads.repository.js';
 import { ThreadsService } from './threads.service.js';
 
-/** Threads and messages: read by the API, written by the send path and inbound mail; bodies purged by retention. */
+/**
+ * Threads and messages: read by the API; written only here, the send path, manual replies and inbound
+ * mail calling `MessageWritesRepository`; bodies purged by retention.
+ */
 @Module({
   imports: [TypeOrmModule.forFeature([Thread, Message])],
   controllers: [ThreadsController],
-  providers: [ThreadsRepository, MessagesRepository, ThreadsService, MessageRetentionService],
-  exports: [ThreadsRepository, MessagesRepository, MessageRetentionService],
+  providers: [
+    ThreadsRepository,
+    MessagesRepository,
+    MessageWritesRepository,
+    ThreadsService,
+    MessageRetentionService,
+  ],
+  exports: [ThreadsRepository, MessagesRepository, MessageWritesRepository, MessageRetentionService],
 })
 export class ThreadsModule {}

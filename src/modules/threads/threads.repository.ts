@@ -1,8 +1,6 @@
-import { rows } from '../../database/query-rows.js';
-import type { BounceView } from '../mail-reading/bounce.view.js';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type { EntityManager, Repository } from 'typeorm';
+import type { Repository } from 'typeorm';
 import { TenantRepository } from '../../common/tenant/tenant.repository.js';
 import { Message } from './entities/message.entity.js';
 import { Thread } from './entities/thread.entity.js';
@@ -73,60 +71,5 @@ export class MessagesRepository extends TenantRepository<Message> {
       ),
     );
     return purged.length;
-  }
-}
-
-/**
- * Marks set on messages by other modules' effects, in the caller's transaction. Stateless: every
- * method takes the manager.
- */
-@Injectable()
-export class MessageMarksRepository {
-  /**
-   * Records the bounce verdict on a sent message (once: the first report wins; bounce protection reads
-   * `bounced_at`, set for hard bounces only). Whether this call recorded it.
-   */
-  async markBounce(
-    workspaceId: string,
-    messageRowId: number,
-    verdict: BounceView,
-    manager: EntityManager,
-  ): Promise<boolean> {
-    const marked = await rows<{ id: number }>(
-      manager,
-      `UPDATE messages SET bounce = $3::jsonb, bounce_recorded_at = now(),
-         bounced_at = CASE WHEN $4 THEN coalesce(bounced_at, now()) ELSE bounced_at END
-       WHERE workspace_id = $1 AND id = $2 AND bounce IS NULL RETURNING id`,
-      [workspaceId, messageRowId, JSON.stringify(verdict), verdict.hard],
-    );
-    return marked.length > 0;
-  }
-
-  /** Sent messages of the contact that bounced softly for one of `reasons` within the last `days`. */
-  async countRecentSoftBounces(
-    workspaceId: string,
-    contactId: number,
-    reasons: string[],
-    days: number,
-    manager: EntityManager,
-  ): Promise<number> {
-    const [found] = await rows<{ n: number }>(
-      manager,
-      `SELECT count(*)::int AS n FROM messages m JOIN threads t ON t.id = m.thread_id
-       WHERE t.workspace_id = $1 AND t.contact_id = $2 AND m.workspace_id = $1 AND m.direction = 'outbound'
-         AND m.bounce_recorded_at > now() - make_interval(days => $4) AND m.bounce->>'reason' = ANY($3::text[])`,
-      [workspaceId, contactId, reasons, days],
-    );
-    return found?.n ?? 0;
-  }
-
-  /** Whether a bounce is already recorded on the sent message; locks its row for the transaction. */
-  async lockBounce(workspaceId: string, messageRowId: number, manager: EntityManager): Promise<boolean> {
-    const [found] = await rows<{ bounced: boolean }>(
-      manager,
-      'SELECT bounce IS NOT NULL AS bounced FROM messages WHERE workspace_id = $1 AND id = $2 FOR UPDATE',
-      [workspaceId, messageRowId],
-    );
-    return found?.bounced ?? false;
   }
 }

@@ -7,7 +7,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { ContactsRepository } from '../contacts/contacts.repository.js';
-import { recordUnsubscribe } from '../enrollments/enrollment-effects.js';
+import { EnrollmentEffects } from '../enrollments/enrollment-effects.js';
 import type { UnsubscribeClaims } from './unsubscribe-token.js';
 
 export interface UnsubscribeResult {
@@ -21,6 +21,7 @@ export class UnsubscribeService {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly contacts: ContactsRepository,
+    private readonly effects: EnrollmentEffects,
   ) {}
 
   /** The address a token is for, or null when its contact is gone. */
@@ -33,7 +34,7 @@ export class UnsubscribeService {
     return this.ds.transaction(async (m) => {
       const contact = await this.contacts.findOne(c.workspaceId, { id: c.contactId }, m);
       if (!contact) return null;
-      const { already, enrollmentsStopped } = await recordUnsubscribe(m, {
+      const { already, enrollmentsStopped } = await this.effects.recordUnsubscribe(m, {
         workspaceId: c.workspaceId,
         contactId: c.contactId,
         email: contact.email,

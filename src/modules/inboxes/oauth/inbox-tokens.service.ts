@@ -25,7 +25,7 @@ import { logger } from '../../../common/logging/logger.js';
 import { REDIS } from '../../../common/redis/redis.module.js';
 import { appConfig } from '../../../config/app-config.js';
 import type { OAuthProviderName } from '../../../config/mail-providers.js';
-import { recordEvent } from '../../events/outbox.js';
+import { Outbox } from '../../events/outbox.js';
 import type { Inbox } from '../entities/inbox.entity.js';
 import { registerImapAccessTokenProvider } from '../imap-auth.js';
 import { openRefreshToken, sealRefreshToken } from '../inbox-credentials.js';
@@ -67,6 +67,7 @@ export class InboxTokens implements OnModuleInit, OnModuleDestroy {
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
+    private readonly outbox: Outbox,
     @Optional() @Inject(REDIS) private readonly redis?: Redis,
   ) {}
 
@@ -231,7 +232,7 @@ export class InboxTokens implements OnModuleInit, OnModuleDestroy {
         m,
       );
       if (!changed) return;
-      await recordEvent(m, {
+      await this.outbox.record(m, {
         workspaceId: inbox.workspaceId,
         type: 'inbox.error',
         data: { inbox_id: changed.id, email: changed.email, status: 'reauth_required', error: err.message },

@@ -2,10 +2,15 @@
  * The send engine's shared vocabulary: its limits, what a claimed enrollment and a recorded step look
  * like, and what one tick shares between its sends.
  */
+import type { MetricCounters } from '../../analytics/metrics.js';
 import type { Campaign } from '../../campaigns/entities/campaign.entity.js';
+import type { ContactWritesRepository } from '../../contacts/contact-writes.repository.js';
+import type { EnrollmentEffects } from '../../enrollments/enrollment-effects.js';
 import type { Enrollment } from '../../enrollments/entities/enrollment.entity.js';
+import type { Outbox } from '../../events/outbox.js';
 import type { Inbox } from '../../inboxes/entities/inbox.entity.js';
 import type { SequenceStep } from '../../sequences/entities/sequence.entity.js';
+import type { MessageWritesRepository } from '../../threads/message-writes.repository.js';
 import type { WorkspaceConfig } from '../../workspaces/workspace-config.js';
 import { SMTP_SEND_DEADLINE_MS } from '../smtp-transport.pool.js';
 import type { CapacityBank } from './capacity-bank.js';
@@ -140,3 +145,15 @@ export interface TickContext {
 
 export const errInfo = (err: unknown): Record<string, unknown> =>
   err instanceof Error ? { message: err.message, stack: err.stack } : { message: String(err) };
+
+/**
+ * Where the engine's parts write other modules' tables, each through its owner (injected into
+ * SendEngine and ManualReplyService, handed to the parts).
+ */
+export interface EngineWriters {
+  messages: MessageWritesRepository;
+  contacts: ContactWritesRepository;
+  effects: EnrollmentEffects;
+  outbox: Outbox;
+  counters: MetricCounters;
+}

@@ -5,10 +5,8 @@
  */
 import type { DataSource, EntityManager } from 'typeorm';
 import { logger } from '../../../common/logging/logger.js';
-import { recordBounce } from '../../enrollments/enrollment-effects.js';
-import { recordEvent } from '../../events/outbox.js';
 import { SmtpSendError } from '../smtp-transport.pool.js';
-import { RETRY_DELAY_SECONDS, type Outcome, type Prepared } from './engine.types.js';
+import { RETRY_DELAY_SECONDS, type EngineWriters, type Outcome, type Prepared } from './engine.types.js';
 import type { SendRepository } from './send.repository.js';
 import { classifySmtpFailure, refusalVerdict, type SmtpError } from './smtp-outcome.js';
 
@@ -20,6 +18,7 @@ export class SendFailures {
   constructor(
     private readonly ds: DataSource,
     private readonly sends: SendRepository,
+    private readonly w: EngineWriters,
   ) {}
 
   /**
@@ -33,14 +32,14 @@ export class SendFailures {
     messageRowId: number,
     note: string,
   ): Promise<void> {
-    await this.sends.markFailed(workspaceId, messageRowId, note, m);
+    await this.w.messages.markFailed(workspaceId, messageRowId, note, m);
     await this.sends.pause(workspaceId, enrollmentId, note, m);
   }
 
   /** A sender-side refusal: shown on the inbox (which stays active) and announced as `inbox.error`. */
   private async inboxError(m: EntityManager, p: Prepared, error: string): Promise<void> {
     await this.sends.noteInboxFailure(p.workspaceId, p.inbox.id, error, false, m);
-    await recordEvent(m, {
+    await this.w.outbox.record(m, {
       workspaceId: p.workspaceId,
       type: 'inbox.error',
       data: { inbox_id: p.inbox.id, email: p.inbox.email, status: p.inbox.status, error },
@@ -48,8 +47,9 @@ export class SendFailures {
   }
 
   /** Forgets a record that never reached the server; the step is due again after `delaySeconds`. */
-  dropRecord(m: EntityManager, p: Prepared, delaySeconds: number): Promise<void> {
-    return this.sends.dropRecord(p.workspaceId, p, delaySeconds, m);
+  async dropRecord(m: EntityManager, p: Prepared, delaySeconds: number): Promise<void> {
+    await this.w.messages.dropSendingAndEmptyThread(p.workspaceId, p.messageRowId, p.threadId, m);
+    await this.sends.retryLater(p.workspaceId, p.enrollmentId, p.previousInboxId, delaySeconds, m);
   }
 
   /** Handles a send that SMTP did not accept, as smtp-outcome.ts classifies it. */
@@ -67,8 +67,8 @@ export class SendFailures {
         const note = verdict.hard
           ? `hard bounce: ${failure.reason}`
           : `soft bounce (${verdict.reason}): ${failure.reason}`;
-        await this.sends.markFailed(p.workspaceId, p.messageRowId, note, m);
-        const { senderSide } = await recordBounce(m, {
+        await this.w.messages.markFailed(p.workspaceId, p.messageRowId, note, m);
+        const { senderSide } = await this.w.effects.recordBounce(m, {
           workspaceId: p.workspaceId,
           contactId: p.contactId,
           email: p.mail.to,

@@ -6,19 +6,14 @@
  */
 import type { EntityManager } from 'typeorm';
 import { logger } from '../../../common/logging/logger.js';
-import {
-  bumpMetric,
-  bumpStepMetrics,
-  type MetricName,
-  type StepMetricBump,
-} from '../../analytics/metrics.js';
+import type { MetricCounters, MetricName, StepMetricBump } from '../../analytics/metrics.js';
 import type { Enrollment } from '../../enrollments/entities/enrollment.entity.js';
 import { toEnrollmentView } from '../../enrollments/enrollment.view.js';
-import { recordEvents, type NewEvent } from '../../events/outbox.js';
+import type { NewEvent, Outbox } from '../../events/outbox.js';
 import type { SequenceStep } from '../../sequences/entities/sequence.entity.js';
 import { Message } from '../../threads/entities/message.entity.js';
 import { toMessageEventView } from '../../threads/message.view.js';
-import type { Prepared } from './engine.types.js';
+import type { EngineWriters, Prepared } from './engine.types.js';
 import type { SendRepository } from './send.repository.js';
 
 /**
@@ -34,6 +29,11 @@ export class GroupWrites {
 
   private readonly stepMetrics: StepMetricBump[] = [];
 
+  constructor(
+    private readonly outbox: Outbox,
+    private readonly counters: MetricCounters,
+  ) {}
+
   /** One `sent` for a step and variant (`step_metrics`, written with the daily counters). */
   stepSent(workspaceId: string, campaignId: number, stepPosition: number, variant: string, at: Date): void {
     this.stepMetrics.push({ workspaceId, campaignId, stepPosition, variant, metric: 'sent', by: 1, at });
@@ -47,12 +47,12 @@ export class GroupWrites {
   }
 
   async flush(m: EntityManager): Promise<void> {
-    await recordEvents(m, this.events);
+    await this.outbox.recordMany(m, this.events);
     // Counter rows are shared by every send of the day: each table in a fixed order, step rows first.
-    if (this.stepMetrics.length > 0) await bumpStepMetrics(m, this.stepMetrics);
+    if (this.stepMetrics.length > 0) await this.counters.bumpSteps(m, this.stepMetrics);
     for (const key of [...this.metrics.keys()].sort()) {
       const x = this.metrics.get(key)!;
-      await bumpMetric(m, x.workspaceId, x.campaignId, x.metric, x.by, x.at);
+      await this.counters.bump(m, x.workspaceId, x.campaignId, x.metric, x.by, x.at);
     }
   }
 }
@@ -66,12 +66,20 @@ export interface StepDone {
 }
 
 export class Finaliser {
-  constructor(private readonly sends: SendRepository) {}
+  constructor(
+    private readonly sends: SendRepository,
+    private readonly w: EngineWriters,
+  ) {}
+
+  /** The events and counters of one transaction, written by its `flush`. */
+  newGroup(): GroupWrites {
+    return new GroupWrites(this.w.outbox, this.w.counters);
+  }
 
   /** Marks the group's messages `sent` with all their effects (`group` in enrollment order). */
   async finalise(m: EntityManager, group: Prepared[]): Promise<void> {
     const now = new Date();
-    const updated = await this.sends.markSentAcrossWorkspaces(
+    const updated = await this.w.messages.markSentAcrossWorkspaces(
       group.map((p) => p.messageRowId),
       now,
       m,
@@ -82,16 +90,16 @@ export class Finaliser {
     }
     const sent = group.filter((p) => createdAt.has(p.messageRowId));
     if (sent.length === 0) return;
-    await this.sends.countThreadMessagesAcrossWorkspaces(
+    await this.w.messages.countThreadMessagesAcrossWorkspaces(
       sent.map((p) => p.threadId),
       now,
       m,
     );
-    await this.sends.markContactedAcrossWorkspaces(
+    await this.w.contacts.markContactedAcrossWorkspaces(
       sent.map((p) => ({ workspaceId: p.workspaceId, id: p.contactId })),
       m,
     );
-    const writes = new GroupWrites();
+    const writes = this.newGroup();
     for (const p of sent) {
       writes.events.push({
         workspaceId: p.workspaceId,

@@ -8,7 +8,7 @@ import type { EntityManager } from 'typeorm';
 import { logger } from '../../../common/logging/logger.js';
 import { appConfig } from '../../../config/app-config.js';
 import { rollbackToSavepoint, savepoint } from '../../../database/query-rows.js';
-import { stopEnrollment, stopReasonForSuppression } from '../../enrollments/enrollment-effects.js';
+import { stopReasonForSuppression } from '../../enrollments/enrollment-effects.js';
 import type { Inbox } from '../../inboxes/entities/inbox.entity.js';
 import { effectiveDailyLimit } from '../../inboxes/ramp-up.js';
 import type { CapacityRepository } from './capacity.repository.js';
@@ -17,23 +17,43 @@ import {
   RETRY_DELAY_SECONDS,
   type Draft,
   type DueStep,
+  type EngineWriters,
   type Outcome,
   type Prepared,
   type StepInput,
   type TickContext,
 } from './engine.types.js';
 import { inDoubtNote, type SendFailures } from './failures.js';
-import { GroupWrites, type Finaliser } from './finaliser.js';
+import type { Finaliser, GroupWrites } from './finaliser.js';
 import { renderStep } from './render-step.js';
 import { giveBack, reserve, takeFromBank } from './reservations.js';
 import { nextWindowOpening, sendingTimezone } from './send-window.js';
 import type { SendRepository } from './send.repository.js';
+import type { OutboundDraft } from '../../threads/message-writes.repository.js';
 
 type Decision = Draft | Outcome;
 
 const startOfNextUtcDay = (now: Date): Date =>
   new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
 const minDate = (a: Date, b: Date): Date => (a.getTime() <= b.getTime() ? a : b);
+
+/** The threads module's row of a draft (its thread when first, its `sending` message). */
+const outboundDraft = (d: Draft): OutboundDraft => ({
+  enrollmentId: d.enrollmentId,
+  workspaceId: d.workspaceId,
+  inboxId: d.inbox.id,
+  contactId: d.contactId,
+  campaignId: d.campaignId,
+  threadId: d.threadId,
+  from: d.inbox.email,
+  to: d.mail.to,
+  subject: d.mail.subject,
+  body: d.mail.text,
+  messageId: d.mail.messageId,
+  inReplyTo: d.mail.inReplyTo ?? null,
+  stepPosition: d.stepPosition,
+  variant: d.variant,
+});
 
 /** A first step rotates over the campaign's inboxes, starting at a place the enrollment id picks. */
 export function rotate<T>(items: T[], seed: number): T[] {
@@ -48,6 +68,7 @@ export class StepRecorder {
     private readonly capacity: CapacityRepository,
     private readonly finaliser: Finaliser,
     private readonly failures: SendFailures,
+    private readonly w: EngineWriters,
   ) {}
 
   /** Records the steps of claimed enrollments `ids` that can be sent now; settles the others. */
@@ -61,7 +82,7 @@ export class StepRecorder {
       else for (const i of d.campaign.inboxIds) inboxIds.add(i);
     }
     const inboxes = await this.sends.findInboxesAcrossWorkspaces([...inboxIds], m);
-    const writes = new GroupWrites();
+    const writes = this.finaliser.newGroup();
     const drafts: Draft[] = [];
     for (const d of due) {
       const decision = await this.decide(m, d, inboxes, ctx, now, writes);
@@ -69,7 +90,11 @@ export class StepRecorder {
     }
     await writes.flush(m);
     if (drafts.length === 0) return [];
-    const inserted = await this.sends.insertDraftsAcrossWorkspaces(drafts, m);
+    const inserted = await this.w.messages.insertDraftsAcrossWorkspaces(drafts.map(outboundDraft), m);
+    await this.sends.chooseInboxesAcrossWorkspaces(
+      drafts.map((d) => ({ workspaceId: d.workspaceId, enrollmentId: d.enrollmentId, inboxId: d.inbox.id })),
+      m,
+    );
     return drafts.map((d) => {
       const row = inserted.get(d.enrollmentId);
       if (!row) throw new Error(`send: record lost enrollment ${d.enrollmentId}`);
@@ -112,12 +137,12 @@ export class StepRecorder {
       return 'deferred';
     }
     if (!contact) {
-      await stopEnrollment(m, ws, enrollment.id, 'manual', 'contact no longer exists');
+      await this.w.effects.stop(m, ws, enrollment.id, 'manual', 'contact no longer exists');
       return 'stopped';
     }
     if (contact.suppression_reason) {
       const reason = stopReasonForSuppression(contact.suppression_reason as string);
-      await stopEnrollment(m, ws, enrollment.id, reason, 'address is on the suppression list');
+      await this.w.effects.stop(m, ws, enrollment.id, reason, 'address is on the suppression list');
       return 'stopped';
     }
 
@@ -227,7 +252,7 @@ export class StepRecorder {
     const { enrollment } = d;
     const ws = enrollment.workspaceId;
     if (existing.status === 'sending') {
-      if (await this.sends.dropIfNeverStarted(ws, existing.id, m)) {
+      if (await this.w.messages.dropIfNeverStarted(ws, existing.id, m)) {
         logger.info(
           { enrollmentId: enrollment.id, messageId: existing.id },
           'send: a step recorded but never handed to SMTP is sent again',

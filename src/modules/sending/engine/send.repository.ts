@@ -13,7 +13,7 @@ import { Enrollment } from '../../enrollments/entities/enrollment.entity.js';
 import { Inbox } from '../../inboxes/entities/inbox.entity.js';
 import type { SequenceStep } from '../../sequences/entities/sequence.entity.js';
 import { effectiveConfig, type WorkspaceConfig } from '../../workspaces/workspace-config.js';
-import type { Claimed, Draft, DueStep, RecordedMessage } from './engine.types.js';
+import type { Claimed, DueStep, RecordedMessage } from './engine.types.js';
 
 /** The SQL that finds due enrollments (also EXPLAINed by bench/sending.mjs). */
 export const DUE_ENROLLMENTS_SQL = `
@@ -53,31 +53,6 @@ const LOAD_DUE_SQL = `
   ORDER BY e.id
   FOR UPDATE OF e`;
 
-/** Threads (first steps), `sending` messages and the enrollments' inbox choice in one statement. */
-const INSERT_DRAFTS_SQL = `
-  WITH input AS (
-    SELECT * FROM unnest($1::bigint[], $2::uuid[], $3::uuid[], $4::bigint[], $5::bigint[], $6::text[], $7::bigint[],
-      $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::int[], $14::text[])
-      AS x(enrollment_id, workspace_id, inbox_id, contact_id, campaign_id, subject, thread_id,
-        from_address, to_address, body, message_id, in_reply_to, step_position, variant)
-  ), new_thread AS (
-    INSERT INTO threads (workspace_id, inbox_id, contact_id, enrollment_id, campaign_id, subject, message_count)
-    SELECT workspace_id, inbox_id, contact_id, enrollment_id, campaign_id, subject, 0
-    FROM input WHERE thread_id IS NULL
-    RETURNING id, enrollment_id
-  ), msg AS (
-    INSERT INTO messages (workspace_id, thread_id, enrollment_id, direction, kind, from_address, to_address,
-      subject, body, message_id, in_reply_to, status, step_position, variant)
-    SELECT i.workspace_id, coalesce(i.thread_id, t.id), i.enrollment_id, 'outbound', 'email', i.from_address,
-      i.to_address, i.subject, i.body, i.message_id, i.in_reply_to, 'sending', i.step_position, i.variant
-    FROM input i LEFT JOIN new_thread t ON t.enrollment_id = i.enrollment_id
-    RETURNING id, thread_id, enrollment_id
-  ), chosen AS (
-    UPDATE enrollments e SET inbox_id = i.inbox_id, updated_at = now()
-    FROM input i WHERE e.id = i.enrollment_id AND e.workspace_id = i.workspace_id RETURNING e.id
-  )
-  SELECT msg.id, msg.thread_id, msg.enrollment_id FROM msg, (SELECT count(*) FROM chosen) AS c`;
-
 /** The engine's enrollment from a raw `enrollments` row (snake_case, as pg returns it). */
 function claimedFromRow(r: Record<string, unknown>): Claimed {
   return {
@@ -114,23 +89,6 @@ export class SendRepository {
     );
   }
 
-  /**
-   * Sets `smtp_started_at` on messages about to enter SMTP: only rows still `sending`, not begun, and
-   * whose enrollment still carries this claim's token. Returns the ids marked.
-   */
-  async markSmtpStartedAcrossWorkspaces(ids: number[], lease: Date): Promise<Set<number>> {
-    const marked = await rows<{ id: number }>(
-      this.ds.manager,
-      `UPDATE messages m SET smtp_started_at = now()
-       FROM enrollments e
-       WHERE m.id = ANY($1::bigint[]) AND m.status = 'sending' AND m.smtp_started_at IS NULL
-         AND e.id = m.enrollment_id AND e.next_step_at = $2
-       RETURNING m.id`,
-      [ids, lease],
-    );
-    return new Set(marked.map((r) => Number(r.id)));
-  }
-
   /** The claimed enrollments (still this claim's) with what their next step needs, locked; one statement for 1..n. */
   async loadDueAcrossWorkspaces(ids: number[], lease: Date, m: EntityManager): Promise<DueStep[]> {
     const found = await rows<Record<string, unknown>>(m, LOAD_DUE_SQL, [ids, lease]);
@@ -157,33 +115,16 @@ export class SendRepository {
     return ids.length ? m.getRepository(Inbox).find({ where: { id: In(ids) } }) : Promise.resolve([]);
   }
 
-  /** Records drafts: their threads (first steps), `sending` messages and inbox choices; ids by enrollment. */
-  async insertDraftsAcrossWorkspaces(
-    drafts: Draft[],
+  /** The inbox each drafted enrollment sends from (recorded with its draft, in its transaction). */
+  async chooseInboxesAcrossWorkspaces(
+    choices: Array<{ workspaceId: string; enrollmentId: number; inboxId: string }>,
     m: EntityManager,
-  ): Promise<Map<number, { id: number; threadId: number }>> {
-    const inserted = await rows<{ id: number; thread_id: number; enrollment_id: number }>(
-      m,
-      INSERT_DRAFTS_SQL,
-      [
-        drafts.map((d) => d.enrollmentId),
-        drafts.map((d) => d.workspaceId),
-        drafts.map((d) => d.inbox.id),
-        drafts.map((d) => d.contactId),
-        drafts.map((d) => d.campaignId),
-        drafts.map((d) => d.mail.subject),
-        drafts.map((d) => d.threadId),
-        drafts.map((d) => d.inbox.email),
-        drafts.map((d) => d.mail.to),
-        drafts.map((d) => d.mail.text),
-        drafts.map((d) => d.mail.messageId),
-        drafts.map((d) => d.mail.inReplyTo ?? null),
-        drafts.map((d) => d.stepPosition),
-        drafts.map((d) => d.variant),
-      ],
-    );
-    return new Map(
-      inserted.map((x) => [Number(x.enrollment_id), { id: Number(x.id), threadId: Number(x.thread_id) }]),
+  ): Promise<void> {
+    await m.query(
+      `UPDATE enrollments e SET inbox_id = x.inbox_id, updated_at = now()
+       FROM unnest($1::bigint[], $2::uuid[], $3::uuid[]) AS x(enrollment_id, workspace_id, inbox_id)
+       WHERE e.id = x.enrollment_id AND e.workspace_id = x.workspace_id`,
+      [choices.map((c) => c.enrollmentId), choices.map((c) => c.workspaceId), choices.map((c) => c.inboxId)],
     );
   }
 
@@ -203,30 +144,6 @@ export class SendRepository {
     );
   }
 
-  /** Deletes a `sending` message whose SMTP conversation never began; false when it did. */
-  async dropIfNeverStarted(workspaceId: string, messageRowId: number, m: EntityManager): Promise<boolean> {
-    const dropped = await rows(
-      m,
-      `DELETE FROM messages WHERE workspace_id = $1 AND id = $2 AND status = 'sending' AND smtp_started_at IS NULL
-       RETURNING id`,
-      [workspaceId, messageRowId],
-    );
-    return dropped.length > 0;
-  }
-
-  /** A `sending` message becomes `failed` with `error`. */
-  async markFailed(
-    workspaceId: string,
-    messageRowId: number,
-    error: string,
-    m: EntityManager,
-  ): Promise<void> {
-    await m.query(
-      `UPDATE messages SET status = 'failed', error = $3 WHERE workspace_id = $1 AND id = $2 AND status = 'sending'`,
-      [workspaceId, messageRowId, error],
-    );
-  }
-
   /** Shows an SMTP failure on the inbox, and takes it out of rotation when `disable`. */
   async noteInboxFailure(
     workspaceId: string,
@@ -242,70 +159,22 @@ export class SendRepository {
     );
   }
 
-  /**
-   * Forgets a record that never reached the server: the `sending` row, an empty new thread, the
-   * enrollment's inbox choice; the step is due again after `delaySeconds`.
-   */
-  async dropRecord(
+  /** A record that never reached the server: the step is due again after `delaySeconds`, its inbox choice undone. */
+  async retryLater(
     workspaceId: string,
-    r: { messageRowId: number; threadId: number; enrollmentId: number; previousInboxId: string | null },
+    enrollmentId: number,
+    previousInboxId: string | null,
     delaySeconds: number,
     m: EntityManager,
   ): Promise<void> {
-    await m.query(`DELETE FROM messages WHERE workspace_id = $1 AND id = $2 AND status = 'sending'`, [
-      workspaceId,
-      r.messageRowId,
-    ]);
-    await m.query(
-      `DELETE FROM threads t WHERE t.workspace_id = $1 AND t.id = $2 AND t.message_count = 0
-         AND NOT EXISTS (SELECT 1 FROM messages x WHERE x.thread_id = t.id)`,
-      [workspaceId, r.threadId],
-    );
     await m.query(
       `UPDATE enrollments SET next_step_at = now() + make_interval(secs => $3::double precision), inbox_id = $4
        WHERE workspace_id = $1 AND id = $2 AND status = 'active'`,
-      [workspaceId, r.enrollmentId, delaySeconds, r.previousInboxId],
+      [workspaceId, enrollmentId, delaySeconds, previousInboxId],
     );
   }
 
   // Finalising a group of accepted sends (set-based: a fixed number of statements per group).
-
-  /** `sending` → `sent`; the rows changed, with their creation time. */
-  markSentAcrossWorkspaces(
-    messageRowIds: number[],
-    at: Date,
-    m: EntityManager,
-  ): Promise<Array<{ id: number; created_at: Date }>> {
-    return rows<{ id: number; created_at: Date }>(
-      m,
-      `UPDATE messages SET status = 'sent', sent_at = $2 WHERE id = ANY($1::bigint[]) AND status = 'sending'
-       RETURNING id, created_at`,
-      [messageRowIds, at],
-    );
-  }
-
-  /** One more message per occurrence of a thread id; last activity `at`. */
-  async countThreadMessagesAcrossWorkspaces(threadIds: number[], at: Date, m: EntityManager): Promise<void> {
-    await m.query(
-      `UPDATE threads t SET message_count = t.message_count + x.n, last_message_at = $2
-       FROM (SELECT id, count(*)::int AS n FROM unnest($1::bigint[]) AS id GROUP BY id) x
-       WHERE t.id = x.id`,
-      [threadIds, at],
-    );
-  }
-
-  /** Contacts `new` → `contacted`. */
-  async markContactedAcrossWorkspaces(
-    contacts: Array<{ workspaceId: string; id: number }>,
-    m: EntityManager,
-  ): Promise<void> {
-    await m.query(
-      `UPDATE contacts c SET stage = 'contacted', updated_at = now()
-       FROM unnest($1::uuid[], $2::bigint[]) AS x(workspace_id, id)
-       WHERE c.workspace_id = x.workspace_id AND c.id = x.id AND c.stage = 'new'`,
-      [contacts.map((c) => c.workspaceId), contacts.map((c) => c.id)],
-    );
-  }
 
   /** Enrollments by id, in id order; locked when `lock`. */
   findEnrollmentsAcrossWorkspaces(ids: number[], m: EntityManager, lock = false): Promise<Enrollment[]> {

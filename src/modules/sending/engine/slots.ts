@@ -1,5 +1,5 @@
 /** Concurrency primitives of a tick: SMTP slots, and the batched "SMTP starts now" mark. */
-import type { SendRepository } from './send.repository.js';
+import type { MessageWritesRepository } from '../../threads/message-writes.repository.js';
 
 /** A counting semaphore (FIFO). `onWait` runs when a caller has to wait. */
 export class Slots {
@@ -34,7 +34,7 @@ export class StartMarker {
   private running = false;
 
   constructor(
-    private readonly sends: SendRepository,
+    private readonly messages: MessageWritesRepository,
     private readonly lease: Date,
   ) {}
 
@@ -50,7 +50,7 @@ export class StartMarker {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0);
       try {
-        const ok = await this.sends.markSmtpStartedAcrossWorkspaces(
+        const ok = await this.messages.markSmtpStartedAcrossWorkspaces(
           batch.map((b) => b.id),
           this.lease,
         );

@@ -10,7 +10,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { logger } from '../../../common/logging/logger.js';
-import { ManualReplyRepository } from './manual-reply.repository.js';
+import { MessageWritesRepository } from '../../threads/message-writes.repository.js';
 
 export const STALE_SECONDS = 15 * 60;
 export const SWEEP_BATCH = 500;
@@ -24,13 +24,13 @@ export class ManualReplySweeper {
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
-    private readonly replies: ManualReplyRepository,
+    private readonly messages: MessageWritesRepository,
   ) {}
 
   /** One batch; true when it came back full (more may be waiting). */
   async sweepOnce(batch = SWEEP_BATCH): Promise<boolean> {
     const ids = await this.ds.transaction((m) =>
-      this.replies.failStaleAcrossWorkspaces(STALE_SECONDS, batch, STALE_NOTE, m),
+      this.messages.failStaleManualAcrossWorkspaces(STALE_SECONDS, batch, STALE_NOTE, m),
     );
     if (ids.length) {
       logger.warn(

@@ -1,8 +1,8 @@
 /**
  * Every statement of a manual reply (`POST /threads/{id}/messages`): the thread with its inbox and
  * contact (locked, so replies in one thread are recorded one after the other), the threading chain,
- * the `sending` record before SMTP, and its resolution. Capacity is the engine's
- * (capacity.repository.ts); failures reuse the send path's statements (send.repository.ts).
+ * and the current day. The `sending` record and its resolution are the threads module's
+ * (`MessageWritesRepository`); capacity is the engine's (capacity.repository.ts).
  */
 import { Injectable } from '@nestjs/common';
 import type { InboxAuth, InboxProvider } from '../../inboxes/entities/inbox.entity.js';
@@ -33,18 +33,6 @@ export interface ReplyContext {
   /** The contact's address and suppression, or null when the contact is gone. */
   contact: { email: string; suppressionReason: string | null } | null;
   config: WorkspaceConfig;
-}
-
-export interface ManualRecord {
-  threadId: number;
-  enrollmentId: number | null;
-  from: string;
-  to: string;
-  subject: string;
-  body: string;
-  messageId: string;
-  inReplyTo: string | null;
-  idempotencyKey: string | null;
 }
 
 /** References stop at the newest this many Message-IDs (header lines stay short). */
@@ -122,82 +110,6 @@ export class ManualReplyRepository {
 
   findMessage(workspaceId: string, id: number, m: EntityManager): Promise<Message> {
     return m.getRepository(Message).findOneOrFail({ where: { workspaceId, id } });
-  }
-
-  /** Records the reply as `sending`, its SMTP conversation about to begin; its id. */
-  async insertSending(workspaceId: string, r: ManualRecord, m: EntityManager): Promise<number> {
-    const [inserted] = await rows<{ id: number }>(
-      m,
-      `INSERT INTO messages (workspace_id, thread_id, enrollment_id, direction, kind, from_address, to_address,
-         subject, body, message_id, in_reply_to, status, smtp_started_at, idempotency_key)
-       VALUES ($1, $2, $3, 'outbound', 'manual', $4, $5, $6, $7, $8, $9, 'sending', now(), $10)
-       RETURNING id`,
-      [
-        workspaceId,
-        r.threadId,
-        r.enrollmentId,
-        r.from,
-        r.to,
-        r.subject,
-        r.body,
-        r.messageId,
-        r.inReplyTo,
-        r.idempotencyKey,
-      ],
-    );
-    return Number(inserted.id);
-  }
-
-  /** `sending` → `sent`, counted in its thread; false when it was no longer `sending`. */
-  async markSent(workspaceId: string, id: number, at: Date, m: EntityManager): Promise<boolean> {
-    const updated = await rows<{ thread_id: number }>(
-      m,
-      `UPDATE messages SET status = 'sent', sent_at = $3
-       WHERE workspace_id = $1 AND id = $2 AND status = 'sending' RETURNING thread_id`,
-      [workspaceId, id, at],
-    );
-    if (updated.length === 0) return false;
-    await m.query(
-      `UPDATE threads SET message_count = message_count + 1,
-         last_message_at = GREATEST(COALESCE(last_message_at, $3), $3) WHERE workspace_id = $1 AND id = $2`,
-      [workspaceId, updated[0].thread_id, at],
-    );
-    return true;
-  }
-
-  /**
-   * Manual replies still `sending` whose SMTP conversation began more than `olderThanSeconds` ago:
-   * their request died (a crash, a kill) before recording the outcome. Marked `failed` with `note`,
-   * at most `batch` per call; the ids marked. Never sent again (the outcome is unknown).
-   */
-  async failStaleAcrossWorkspaces(
-    olderThanSeconds: number,
-    batch: number,
-    note: string,
-    m: EntityManager,
-  ): Promise<number[]> {
-    const marked = await rows<{ id: number }>(
-      m,
-      `UPDATE messages SET status = 'failed', error = $3
-       WHERE id IN (SELECT id FROM messages
-                    WHERE status = 'sending' AND kind = 'manual'
-                      AND smtp_started_at < now() - make_interval(secs => $1::double precision)
-                    ORDER BY smtp_started_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-         AND status = 'sending'
-       RETURNING id`,
-      [olderThanSeconds, batch, note],
-    );
-    return marked.map((r) => Number(r.id));
-  }
-
-  /** Forgets a record the server cannot have accepted; false when it was no longer `sending`. */
-  async dropSending(workspaceId: string, id: number, m: EntityManager): Promise<boolean> {
-    const dropped = await rows<{ id: number }>(
-      m,
-      `DELETE FROM messages WHERE workspace_id = $1 AND id = $2 AND status = 'sending' RETURNING id`,
-      [workspaceId, id],
-    );
-    return dropped.length > 0;
   }
 
   /** The current UTC day, as the capacity counters see it. */

@@ -30,9 +30,10 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { ApiError } from '../../../common/http/api-error.js';
 import { logger } from '../../../common/logging/logger.js';
 import { appConfig } from '../../../config/app-config.js';
-import { recordBounce } from '../../enrollments/enrollment-effects.js';
-import { recordEvent } from '../../events/outbox.js';
+import { EnrollmentEffects } from '../../enrollments/enrollment-effects.js';
+import { Outbox } from '../../events/outbox.js';
 import type { Message } from '../../threads/entities/message.entity.js';
+import { MessageWritesRepository } from '../../threads/message-writes.repository.js';
 import { toMessageView, type MessageView } from '../../threads/message.view.js';
 import { signUnsubscribeToken } from '../../unsubscribe/unsubscribe-token.js';
 import { CapacityRepository } from '../engine/capacity.repository.js';
@@ -98,6 +99,9 @@ export class ManualReplyService {
     private readonly capacity: CapacityRepository,
     private readonly sends: SendRepository,
     private readonly transports: SmtpTransportPool,
+    private readonly messages: MessageWritesRepository,
+    private readonly effects: EnrollmentEffects,
+    private readonly outbox: Outbox,
   ) {}
 
   async reply(
@@ -131,12 +135,12 @@ export class ManualReplyService {
       return this.failed(workspaceId, recorded, refused);
     }
     const message = await this.ds.transaction(async (m) => {
-      const marked = await this.replies.markSent(workspaceId, recorded.id, new Date(), m);
+      const marked = await this.messages.markManualSent(workspaceId, recorded.id, new Date(), m);
       const sent = await this.replies.findMessage(workspaceId, recorded.id, m);
       // Resolved meanwhile (the stale-reply sweep, or a retry with the same Idempotency-Key after
       // this request's key lease lapsed): what is recorded stands, and is what the client is told.
       if (!marked) return sent;
-      await recordEvent(m, {
+      await this.outbox.record(m, {
         workspaceId,
         type: 'message.sent',
         data: {
@@ -171,7 +175,7 @@ export class ManualReplyService {
       }
       if (found.status === 'sending') {
         // Its request ended without resolving it (the key was free again): in doubt, never resent.
-        await this.sends.markFailed(
+        await this.messages.markFailed(
           workspaceId,
           found.id,
           unknownNote('was interrupted before its outcome was known'),
@@ -238,7 +242,7 @@ export class ManualReplyService {
       ...(inReplyTo ? { inReplyTo, references: chain } : {}),
       headers: unsubscribeHeaders(unsubscribeUrl(appConfig().publicUrl, token)),
     };
-    const id = await this.replies.insertSending(
+    const id = await this.messages.insertManualSending(
       workspaceId,
       {
         threadId,
@@ -269,7 +273,7 @@ export class ManualReplyService {
     if (failure.kind === 'bounced') {
       const verdict = refusalVerdict(smtpError, failure.responseCode);
       await this.ds.transaction(async (m) => {
-        await recordBounce(m, {
+        await this.effects.recordBounce(m, {
           workspaceId,
           contactId: ctx.contactId,
           email: r.mail.to,
@@ -282,7 +286,7 @@ export class ManualReplyService {
         const note = verdict.hard
           ? `hard bounce: ${failure.reason}`
           : `soft bounce (${verdict.reason}): ${failure.reason}`;
-        await this.sends.markFailed(workspaceId, r.id, note, m);
+        await this.messages.markFailed(workspaceId, r.id, note, m);
       });
       countSend('bounced', workspaceId);
       throw verdict.hard ? hardBounceError(String(failure.responseCode)) : softBounceError(verdict.reason);
@@ -291,7 +295,7 @@ export class ManualReplyService {
       const message = await this.ds.transaction(async (m) => {
         await this.sends.noteInboxFailure(workspaceId, ctx.inbox.id, failure.reason, false, m);
         const note = unknownNote(`was handed to the SMTP server but no final reply came (${failure.reason})`);
-        await this.sends.markFailed(workspaceId, r.id, note, m);
+        await this.messages.markFailed(workspaceId, r.id, note, m);
         return this.replies.findMessage(workspaceId, r.id, m);
       });
       countSend('failed', workspaceId);
@@ -299,7 +303,7 @@ export class ManualReplyService {
     }
     const resolved = await this.ds.transaction(async (m) => {
       await this.sends.noteInboxFailure(workspaceId, ctx.inbox.id, failure.reason, failure.inboxError, m);
-      if (!(await this.replies.dropSending(workspaceId, r.id, m))) {
+      if (!(await this.messages.dropSending(workspaceId, r.id, m))) {
         // Resolved meanwhile (see reply()): the record stands, its slot stays taken.
         return this.replies.findMessage(workspaceId, r.id, m);
       }
