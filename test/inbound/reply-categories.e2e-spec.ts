@@ -14,7 +14,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { registry } from '../../src/common/metrics/metrics.js';
 import { resetConfig } from '../../src/config/app-config.js';
-import { ReplyCategoriesRepository } from '../../src/modules/reply-categories/reply-categories.repository.js';
+import { ReplyCategoryWritesRepository } from '../../src/modules/threads/reply-category-writes.repository.js';
 import { ReplyCategorizer } from '../../src/modules/reply-categories/reply-categorizer.service.js';
 import { WorkerRunner } from '../../src/worker/worker.module.js';
 import { api, bootApp, createTenant, type TestTenant } from '../helpers/app.js';
@@ -391,7 +391,7 @@ describe('reply categories (inbound route, sweep, provider fake)', () => {
     const s = await sent(t, c);
     const id = await reply(c, s, "Yes, let's talk on Thursday.");
     // A worker claims it and dies before deciding.
-    const claimed = await app.get(ReplyCategoriesRepository).claimUncategorisedAcrossWorkspaces(100, 600);
+    const claimed = await app.get(ReplyCategoryWritesRepository).claimUncategorisedAcrossWorkspaces(100, 600);
     expect(claimed.map((r) => r.id)).toContain(id);
     const categorizer = app.get(ReplyCategorizer);
     await categorizer.sweepOnce();

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { EventsModule } from '../events/events.module.js';
 import { SuppressionsModule } from '../suppressions/suppressions.module.js';
+import { ContactImportsRepository } from './contact-imports.repository.js';
 import { ContactSuppressionModule } from './contact-suppression.module.js';
 import { ContactUpsert } from './contact-upsert.js';
 import { ContactWritesRepository } from './contact-writes.repository.js';
@@ -12,13 +13,20 @@ import { Contact } from './entities/contact.entity.js';
 
 /**
  * Contacts API, and the one writer of `contacts`: other modules call `ContactUpsert` (imports) and
- * `ContactWritesRepository` (stages, the suppression copy through `ContactSuppressionModule`). Pure
+ * `ContactWritesRepository` (stages, the suppression copy through `ContactSuppressionModule`) and
+ * `ContactImportsRepository` (an import chunk's rows). Pure
  * pieces are reused directly: `validateContactRow` (contact-upsert.ts), `toContactView` (contact.view.ts).
  */
 @Module({
   imports: [TypeOrmModule.forFeature([Contact]), EventsModule, SuppressionsModule, ContactSuppressionModule],
   controllers: [ContactsController],
-  providers: [ContactsService, ContactsRepository, ContactWritesRepository, ContactUpsert],
-  exports: [ContactsRepository, ContactWritesRepository, ContactUpsert],
+  providers: [
+    ContactsService,
+    ContactsRepository,
+    ContactWritesRepository,
+    ContactImportsRepository,
+    ContactUpsert,
+  ],
+  exports: [ContactsRepository, ContactWritesRepository, ContactImportsRepository, ContactUpsert],
 })
 export class ContactsModule {}

@@ -8,6 +8,7 @@ import { SequencesModule } from '../sequences/sequences.module.js';
 import { SuppressionsModule } from '../suppressions/suppressions.module.js';
 import { ThreadsModule } from '../threads/threads.module.js';
 import { EnrollmentEffects } from './enrollment-effects.js';
+import { EnrollmentStepsRepository } from './enrollment-steps.repository.js';
 import { EnrollmentsController } from './enrollments.controller.js';
 import { EnrollmentsRepository, EnrollmentTransitionsRepository } from './enrollments.repository.js';
 import { EnrollmentsService } from './enrollments.service.js';
@@ -27,7 +28,18 @@ import { EnrollmentScheduleModule } from './reevaluate-deferred.js';
     EnrollmentScheduleModule,
   ],
   controllers: [EnrollmentsController],
-  providers: [EnrollmentsRepository, EnrollmentTransitionsRepository, EnrollmentsService, EnrollmentEffects],
-  exports: [EnrollmentsRepository, EnrollmentTransitionsRepository, EnrollmentEffects],
+  providers: [
+    EnrollmentsRepository,
+    EnrollmentTransitionsRepository,
+    EnrollmentsService,
+    EnrollmentEffects,
+    EnrollmentStepsRepository,
+  ],
+  exports: [
+    EnrollmentsRepository,
+    EnrollmentTransitionsRepository,
+    EnrollmentEffects,
+    EnrollmentStepsRepository,
+  ],
 })
 export class EnrollmentsModule {}

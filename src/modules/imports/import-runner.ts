@@ -11,6 +11,7 @@
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import { EventsRepository } from '../events/events.repository.js';
 import { notifyOutbox } from '../events/outbox.js';
 import type { ImportStatus } from './entities/import-batch.entity.js';
 import { countImportRows } from '../../common/metrics/metrics.js';
@@ -18,6 +19,7 @@ import { Draining } from '../../common/lifecycle/draining.js';
 import { MAX_CUSTOM_FIELDS } from './import-rows.js';
 import { SuppressionStore } from '../suppressions/suppression-store.js';
 import { isContactCapError } from '../contacts/contact-cap.js';
+import { ContactImportsRepository } from '../contacts/contact-imports.repository.js';
 import { ImportRowsRepository, type BatchRow } from './import-rows.repository.js';
 
 /** Rows per chunk (a checkpoint after each). IMPORT_CHUNK_ROWS overrides it (tests, tuning). */
@@ -68,6 +70,8 @@ export class ImportRunner implements OnApplicationShutdown {
     private readonly rows: ImportRowsRepository,
     draining: Draining,
     private readonly suppressions: SuppressionStore,
+    private readonly contacts: ContactImportsRepository,
+    private readonly events: EventsRepository,
   ) {
     // Shutting down: stop after the running chunk (its checkpoint commits) instead of running on.
     draining.onBegin(() => {
@@ -158,10 +162,17 @@ export class ImportRunner implements OnApplicationShutdown {
         // Same lock order as suppressAddress: a suppression added meanwhile cannot miss this chunk's rows.
         await this.suppressions.lockShared(m, ws);
         const sup = await this.rows.hasSuppressions(ws, m);
-        const handled = await this.rows.insertNewContacts(ws, b.id, from, to, sup, m);
+        const inserted = await this.contacts.insertFromImport(ws, b.id, from, to, sup, m);
+        await this.events.recordJson(
+          ws,
+          'contact.created',
+          inserted.map((c) => c.event),
+          m,
+        );
+        const handled = inserted.map((c) => c.email);
         created = handled.length;
         if (b.update_existing && created < summary.valid) {
-          const merged = await this.rows.updateExistingContacts(ws, b.id, from, to, handled, sup, m);
+          const merged = await this.contacts.mergeFromImport(ws, b.id, from, to, handled, sup, m);
           updated = merged.length;
           handled.push(...merged);
         }
@@ -169,7 +180,7 @@ export class ImportRunner implements OnApplicationShutdown {
         if (rest > 0 && !b.update_existing) {
           skipped += rest; // existing contacts are left as they are
         } else if (rest > 0) {
-          const left = await this.rows.leftovers(ws, b.id, from, to, handled, m);
+          const left = await this.contacts.leftoversOfImport(ws, b.id, from, to, handled, m);
           for (const l of left) {
             if (!l.existing) {
               skipped += 1; // deleted concurrently between the statements: nothing to update

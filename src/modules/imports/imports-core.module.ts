@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ContactsModule } from '../contacts/contacts.module.js';
+import { EventsModule } from '../events/events.module.js';
 import { SuppressionsModule } from '../suppressions/suppressions.module.js';
 import { ImportBatch } from './entities/import-batch.entity.js';
 import { ImportRow } from './entities/import-row.entity.js';
@@ -14,7 +15,12 @@ import { ImportsService } from './imports.service.js';
  * Bull queue and its job on top; the CLI's `import` command uses this alone (it runs without Redis).
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([ImportBatch, ImportRow]), ContactsModule, SuppressionsModule],
+  imports: [
+    TypeOrmModule.forFeature([ImportBatch, ImportRow]),
+    ContactsModule,
+    SuppressionsModule,
+    EventsModule,
+  ],
   providers: [ImportsRepository, ImportRowsRepository, ImportsService, ImportRunner],
   exports: [ImportsRepository, ImportRowsRepository, ImportsService, ImportRunner],
 })

@@ -14,6 +14,7 @@ import type { EntityManager } from 'typeorm';
 import { MetricCounters } from '../analytics/metrics.js';
 import { EnrollmentEffects } from '../enrollments/enrollment-effects.js';
 import { Outbox } from '../events/outbox.js';
+import { ReplyCategoryWritesRepository } from '../threads/reply-category-writes.repository.js';
 import { ReplyCategoriesRepository } from './reply-categories.repository.js';
 import type { CategorySource, ReplyCategory } from '../threads/reply-category.js';
 
@@ -30,6 +31,7 @@ export interface CategoryDecision {
 export class CategoryEffects {
   constructor(
     private readonly replies: ReplyCategoriesRepository,
+    private readonly categories: ReplyCategoryWritesRepository,
     private readonly effects: EnrollmentEffects,
     private readonly counters: MetricCounters,
     private readonly outbox: Outbox,
@@ -42,7 +44,7 @@ export class CategoryEffects {
   async apply(m: EntityManager, d: CategoryDecision): Promise<boolean> {
     const repo = this.replies;
     const ws = d.workspaceId;
-    const set = await repo.setCategory(ws, d.messageId, d.category, d.source, d.onlyIfUnset, m);
+    const set = await this.categories.setCategory(ws, d.messageId, d.category, d.source, d.onlyIfUnset, m);
     if (!set) return false;
     const context = await repo.threadContext(ws, set.thread_id, m);
     if (d.category === 'unsubscribe_request' && context?.email) {
@@ -55,7 +57,7 @@ export class CategoryEffects {
         attribution: { threadId: set.thread_id },
       });
     }
-    await repo.refreshThreadCategory(ws, set.thread_id, m);
+    await this.categories.refreshThreadCategory(ws, set.thread_id, m);
     const campaignId = context?.campaign_id ?? null;
     const was = set.previous_category === 'interested';
     const is = d.category === 'interested';

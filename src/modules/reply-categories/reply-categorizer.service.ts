@@ -23,7 +23,10 @@ import { effectiveConfig } from '../workspaces/workspace-config.js';
 import { AiDailyLimit } from './ai-daily-limit.js';
 import { categorize, type CategorizeResult } from './categorize.js';
 import { CategoryEffects } from './category-effects.js';
-import { ReplyCategoriesRepository, type ClaimedReply } from './reply-categories.repository.js';
+import {
+  ReplyCategoryWritesRepository,
+  type ClaimedReply,
+} from '../threads/reply-category-writes.repository.js';
 import { onReplyRecorded } from './reply-recorded.js';
 
 /** Replies claimed per pass, and decided at once within it (each may wait up to the AI bound). */
@@ -42,7 +45,7 @@ export class ReplyCategorizer {
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
-    private readonly replies: ReplyCategoriesRepository,
+    private readonly replies: ReplyCategoryWritesRepository,
     private readonly dailyLimit: AiDailyLimit,
     private readonly draining: Draining,
     private readonly effects: CategoryEffects,

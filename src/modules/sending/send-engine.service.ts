@@ -40,6 +40,7 @@ import { appConfig } from '../../config/app-config.js';
 import { MetricCounters } from '../analytics/metrics.js';
 import { ContactWritesRepository } from '../contacts/contact-writes.repository.js';
 import { EnrollmentEffects } from '../enrollments/enrollment-effects.js';
+import { EnrollmentStepsRepository } from '../enrollments/enrollment-steps.repository.js';
 import { Outbox } from '../events/outbox.js';
 import { OAuthGrantRefused } from '../inboxes/oauth/oauth-client.js';
 import { MessageWritesRepository } from '../threads/message-writes.repository.js';
@@ -68,7 +69,7 @@ import { SmtpTransportPool, sendWithin } from './smtp-transport.pool.js';
 
 export { CLAIM_BATCH, claimTimes, RECORD_BATCH, SEND_CONCURRENCY, SMTP_CONCURRENCY, SMTP_LANES_PER_CHUNK };
 export { RETRY_DELAY_SECONDS } from './engine/engine.types.js';
-export { DUE_ENROLLMENTS_SQL } from './engine/send.repository.js';
+export { DUE_ENROLLMENTS_SQL } from '../enrollments/enrollment-steps.repository.js';
 
 /** Most sends finalised in one transaction. */
 const FINALISE_GROUP_MAX = 200;
@@ -90,12 +91,13 @@ export class SendEngine {
     private readonly capacity: CapacityRepository,
     private readonly draining: Draining,
     private readonly messages: MessageWritesRepository,
+    private readonly enrollments: EnrollmentStepsRepository,
     contacts: ContactWritesRepository,
     effects: EnrollmentEffects,
     outbox: Outbox,
     counters: MetricCounters,
   ) {
-    const writers = { messages, contacts, effects, outbox, counters };
+    const writers = { messages, enrollments, contacts, effects, outbox, counters };
     this.finaliser = new Finaliser(sends, writers);
     this.failures = new SendFailures(ds, sends, writers);
     this.recorder = new StepRecorder(sends, capacity, this.finaliser, this.failures, writers);
@@ -105,7 +107,7 @@ export class SendEngine {
   async tick(): Promise<number> {
     const leaseSeconds = appConfig().sendLeaseSeconds;
     const claimStart = performance.now();
-    const claimed = await this.sends.claimDueAcrossWorkspaces(CLAIM_BATCH, leaseSeconds);
+    const claimed = await this.enrollments.claimDueAcrossWorkspaces(CLAIM_BATCH, leaseSeconds);
     if (claimed.length === 0) return 0;
     const ids = claimed.map((r) => Number(r.id)).sort((a, b) => a - b);
     const times = claimTimes(leaseSeconds);
@@ -238,7 +240,7 @@ export class SendEngine {
   /** Gives claimed enrollments back (due at once) while the claim's token is still theirs. */
   private async release(ids: number[], lease: Date): Promise<void> {
     if (ids.length === 0) return;
-    await this.sends.releaseClaimsAcrossWorkspaces(ids, lease).catch((err: unknown) => {
+    await this.enrollments.releaseClaimsAcrossWorkspaces(ids, lease).catch((err: unknown) => {
       logger.warn({ err: errInfo(err) }, 'send: claims not released early (due when the lease ends)');
     });
   }

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { Message } from './entities/message.entity.js';
 import { Thread } from './entities/thread.entity.js';
 import { MessageWritesRepository } from './message-writes.repository.js';
+import { ReplyCategoryWritesRepository } from './reply-category-writes.repository.js';
 import { MessageRetentionService } from './message-retention.service.js';
 import { ThreadsController } from './threads.controller.js';
 import { MessagesRepository, ThreadsRepository } from './threads.repository.js';
@@ -19,9 +20,16 @@ import { ThreadsService } from './threads.service.js';
     ThreadsRepository,
     MessagesRepository,
     MessageWritesRepository,
+    ReplyCategoryWritesRepository,
     ThreadsService,
     MessageRetentionService,
   ],
-  exports: [ThreadsRepository, MessagesRepository, MessageWritesRepository, MessageRetentionService],
+  exports: [
+    ThreadsRepository,
+    MessagesRepository,
+    MessageWritesRepository,
+    ReplyCategoryWritesRepository,
+    MessageRetentionService,
+  ],
 })
 export class ThreadsModule {}

@@ -37,26 +37,20 @@ export class WebhookDeliveriesRepository extends TenantRepository<WebhookDeliver
   }
 
   /**
-   * Records a finished test delivery (`webhook.test`) and its event, already dispatched (no other
-   * endpoint receives it, no worker attempts it). The endpoint's failure counter is not touched.
+   * Records a finished test delivery (`webhook.test`) of its event (recorded first, already
+   * dispatched, by the events module); no worker attempts it. The endpoint's failure counter is not
+   * touched.
    */
   async insertTestDelivery(
     workspaceId: string,
     d: {
       endpointId: number;
       eventId: string;
-      data: string;
-      occurredAt: string;
       outcome: AttemptOutcome;
       at: Date;
     },
     manager: EntityManager,
   ): Promise<number> {
-    await manager.query(
-      `INSERT INTO events (id, workspace_id, type, data, occurred_at, dispatched_at)
-       VALUES ($2, $1, 'webhook.test', $3::json, $4, now())`,
-      [workspaceId, d.eventId, d.data, d.occurredAt],
-    );
     const o = d.outcome;
     const [row] = rowsOf<{ id: number }>(
       await manager.query(

@@ -23,6 +23,7 @@ import {
   UnsafeTargetError,
 } from './target-guard.js';
 import { WebhookDeliveryWorker } from './webhook-delivery.worker.js';
+import { EventsRepository } from '../events/events.repository.js';
 import { WebhookTester } from './webhook-tester.js';
 import { WebhookDeliveriesRepository, WebhookEndpointsRepository } from './webhooks.repository.js';
 import {
@@ -42,6 +43,7 @@ export class WebhooksService {
     private readonly deliveries: WebhookDeliveriesRepository,
     @InjectDataSource() private readonly db: DataSource,
     private readonly tester: WebhookTester,
+    private readonly events: EventsRepository,
     @Optional() private readonly worker?: WebhookDeliveryWorker,
   ) {}
 
@@ -191,13 +193,14 @@ export class WebhooksService {
       },
       { secret, key: standardKey(secret) },
     );
-    const id = await this.db.transaction((m) =>
-      this.deliveries.insertTestDelivery(
+    const id = await this.db.transaction(async (m) => {
+      await this.events.recordDispatchedTest(workspaceId, { id: eventId, data, occurredAt }, m);
+      return this.deliveries.insertTestDelivery(
         workspaceId,
-        { endpointId: endpoint.id, eventId, data, occurredAt, outcome, at: new Date() },
+        { endpointId: endpoint.id, eventId, outcome, at: new Date() },
         m,
-      ),
-    );
+      );
+    });
     const recorded = await this.deliveries.findOne(workspaceId, { id, endpointId });
     return toDeliveryView(recorded!);
   }

@@ -6,6 +6,7 @@ import type { MetricCounters } from '../../analytics/metrics.js';
 import type { Campaign } from '../../campaigns/entities/campaign.entity.js';
 import type { ContactWritesRepository } from '../../contacts/contact-writes.repository.js';
 import type { EnrollmentEffects } from '../../enrollments/enrollment-effects.js';
+import type { EnrollmentStepsRepository } from '../../enrollments/enrollment-steps.repository.js';
 import type { Enrollment } from '../../enrollments/entities/enrollment.entity.js';
 import type { Outbox } from '../../events/outbox.js';
 import type { Inbox } from '../../inboxes/entities/inbox.entity.js';
@@ -152,6 +153,7 @@ export const errInfo = (err: unknown): Record<string, unknown> =>
  */
 export interface EngineWriters {
   messages: MessageWritesRepository;
+  enrollments: EnrollmentStepsRepository;
   contacts: ContactWritesRepository;
   effects: EnrollmentEffects;
   outbox: Outbox;

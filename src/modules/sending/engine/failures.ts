@@ -33,7 +33,7 @@ export class SendFailures {
     note: string,
   ): Promise<void> {
     await this.w.messages.markFailed(workspaceId, messageRowId, note, m);
-    await this.sends.pause(workspaceId, enrollmentId, note, m);
+    await this.w.enrollments.pause(workspaceId, enrollmentId, note, m);
   }
 
   /** A sender-side refusal: shown on the inbox (which stays active) and announced as `inbox.error`. */
@@ -49,7 +49,7 @@ export class SendFailures {
   /** Forgets a record that never reached the server; the step is due again after `delaySeconds`. */
   async dropRecord(m: EntityManager, p: Prepared, delaySeconds: number): Promise<void> {
     await this.w.messages.dropSendingAndEmptyThread(p.workspaceId, p.messageRowId, p.threadId, m);
-    await this.sends.retryLater(p.workspaceId, p.enrollmentId, p.previousInboxId, delaySeconds, m);
+    await this.w.enrollments.retryLater(p.workspaceId, p.enrollmentId, p.previousInboxId, delaySeconds, m);
   }
 
   /** Handles a send that SMTP did not accept, as smtp-outcome.ts classifies it. */

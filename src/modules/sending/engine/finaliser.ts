@@ -158,7 +158,7 @@ export class Finaliser {
         moving.push({ id: e.id, step, due });
       }
     }
-    if (moving.length > 0) await this.sends.moveEnrollmentsAcrossWorkspaces(moving, m);
+    if (moving.length > 0) await this.w.enrollments.moveEnrollmentsAcrossWorkspaces(moving, m);
     await this.complete(m, completing, writes);
   }
 
@@ -169,7 +169,7 @@ export class Finaliser {
     writes: GroupWrites,
   ): Promise<void> {
     if (completing.length === 0) return;
-    const completed = await this.sends.completeEnrollmentsAcrossWorkspaces(completing, m);
+    const completed = await this.w.enrollments.completeEnrollmentsAcrossWorkspaces(completing, m);
     if (completed.length === 0) return;
     const now = new Date();
     for (const e of await this.sends.findEnrollmentsAcrossWorkspaces(completed, m)) {

@@ -91,7 +91,7 @@ export class StepRecorder {
     await writes.flush(m);
     if (drafts.length === 0) return [];
     const inserted = await this.w.messages.insertDraftsAcrossWorkspaces(drafts.map(outboundDraft), m);
-    await this.sends.chooseInboxesAcrossWorkspaces(
+    await this.w.enrollments.chooseInboxesAcrossWorkspaces(
       drafts.map((d) => ({ workspaceId: d.workspaceId, enrollmentId: d.enrollmentId, inboxId: d.inbox.id })),
       m,
     );
@@ -133,7 +133,7 @@ export class StepRecorder {
       startAt: campaign.startAt,
     });
     if (!opening || opening.getTime() > now.getTime()) {
-      await this.sends.defer(ws, enrollment.id, opening ?? new Date(now.getTime() + 86_400_000), m);
+      await this.w.enrollments.defer(ws, enrollment.id, opening ?? new Date(now.getTime() + 86_400_000), m);
       return 'deferred';
     }
     if (!contact) {
@@ -214,7 +214,7 @@ export class StepRecorder {
       if (verdict === 'campaign') break; // no inbox can help today
       if (verdict instanceof Date) earliest = minDate(earliest, verdict);
     }
-    await this.sends.defer(ws, enrollment.id, earliest, m);
+    await this.w.enrollments.defer(ws, enrollment.id, earliest, m);
     return 'deferred';
   }
 
@@ -228,7 +228,7 @@ export class StepRecorder {
     enrollmentId: number,
     err: StepRenderError,
   ): Promise<Outcome> {
-    await this.sends.pause(workspaceId, enrollmentId, err.message, m);
+    await this.w.enrollments.pause(workspaceId, enrollmentId, err.message, m);
     logger.warn({ enrollmentId, step: err.position, reason: err.message }, 'send: step not rendered; paused');
     return 'paused';
   }

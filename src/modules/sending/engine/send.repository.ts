@@ -1,34 +1,20 @@
 /**
- * Every statement of the send path except capacity (capacity.repository.ts). A tick works on
- * enrollments of many workspaces at once, so the batch statements span workspaces (`…AcrossWorkspaces`)
- * and every row they return carries its workspace id; statements on one known row take its workspace
- * id first. Hand-written SQL: this is the hottest path of the service, and each batch is one statement
- * whatever its size (arrays unnested).
+ * The send path's reads (claimed enrollments with everything their step needs, inboxes, enrollments,
+ * campaigns' steps) and its note of an SMTP failure on an inbox. Its writes to other modules' tables
+ * go through their owners (engine.types.ts, `EngineWriters`); capacity is capacity.repository.ts. A
+ * tick works on enrollments of many workspaces at once, so the batch statements span workspaces
+ * (`…AcrossWorkspaces`) and every row they return carries its workspace id; statements on one known
+ * row take its workspace id first. Hand-written SQL: this is the hottest path of the service. Stateless:
+ * every method runs on the manager passed.
  */
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { In, type DataSource, type EntityManager } from 'typeorm';
+import { In, type EntityManager } from 'typeorm';
 import { rows } from '../../../database/query-rows.js';
 import { Enrollment } from '../../enrollments/entities/enrollment.entity.js';
 import { Inbox } from '../../inboxes/entities/inbox.entity.js';
 import type { SequenceStep } from '../../sequences/entities/sequence.entity.js';
 import { effectiveConfig, type WorkspaceConfig } from '../../workspaces/workspace-config.js';
 import type { Claimed, DueStep, RecordedMessage } from './engine.types.js';
-
-/** The SQL that finds due enrollments (also EXPLAINed by bench/sending.mjs). */
-export const DUE_ENROLLMENTS_SQL = `
-  SELECT e.id FROM enrollments e
-  WHERE e.status = 'active' AND e.next_step_at <= now()
-    AND EXISTS (SELECT 1 FROM campaigns c WHERE c.id = e.campaign_id AND c.status = 'active')
-  ORDER BY e.next_step_at, e.id
-  LIMIT $1
-  FOR UPDATE OF e SKIP LOCKED`;
-
-const CLAIM_SQL = `
-  WITH due AS (${DUE_ENROLLMENTS_SQL})
-  UPDATE enrollments e SET next_step_at = now() + make_interval(secs => $2::double precision)
-  FROM due WHERE e.id = due.id
-  RETURNING e.id, e.next_step_at`;
 
 /**
  * Claimed enrollments still carrying this claim's token, locked, with everything their next step
@@ -71,24 +57,6 @@ const byPosition = (steps: SequenceStep[] | null | undefined): SequenceStep[] =>
 
 @Injectable()
 export class SendRepository {
-  constructor(@InjectDataSource() private readonly ds: DataSource) {}
-
-  /** Claims up to `limit` due enrollments and leases them for `leaseSeconds` (the claim's token). */
-  claimDueAcrossWorkspaces(
-    limit: number,
-    leaseSeconds: number,
-  ): Promise<Array<{ id: number; next_step_at: Date }>> {
-    return rows<{ id: number; next_step_at: Date }>(this.ds.manager, CLAIM_SQL, [limit, leaseSeconds]);
-  }
-
-  /** Gives claimed enrollments back (due at once) while the claim's token is still theirs. */
-  async releaseClaimsAcrossWorkspaces(ids: number[], lease: Date): Promise<void> {
-    await this.ds.query(
-      `UPDATE enrollments SET next_step_at = now() WHERE id = ANY($1::bigint[]) AND next_step_at = $2 AND status = 'active'`,
-      [ids, lease],
-    );
-  }
-
   /** The claimed enrollments (still this claim's) with what their next step needs, locked; one statement for 1..n. */
   async loadDueAcrossWorkspaces(ids: number[], lease: Date, m: EntityManager): Promise<DueStep[]> {
     const found = await rows<Record<string, unknown>>(m, LOAD_DUE_SQL, [ids, lease]);
@@ -115,35 +83,6 @@ export class SendRepository {
     return ids.length ? m.getRepository(Inbox).find({ where: { id: In(ids) } }) : Promise.resolve([]);
   }
 
-  /** The inbox each drafted enrollment sends from (recorded with its draft, in its transaction). */
-  async chooseInboxesAcrossWorkspaces(
-    choices: Array<{ workspaceId: string; enrollmentId: number; inboxId: string }>,
-    m: EntityManager,
-  ): Promise<void> {
-    await m.query(
-      `UPDATE enrollments e SET inbox_id = x.inbox_id, updated_at = now()
-       FROM unnest($1::bigint[], $2::uuid[], $3::uuid[]) AS x(enrollment_id, workspace_id, inbox_id)
-       WHERE e.id = x.enrollment_id AND e.workspace_id = x.workspace_id`,
-      [choices.map((c) => c.enrollmentId), choices.map((c) => c.workspaceId), choices.map((c) => c.inboxId)],
-    );
-  }
-
-  /** Pauses an active enrollment with a note, due at once when resumed. */
-  async pause(workspaceId: string, enrollmentId: number, note: string, m: EntityManager): Promise<void> {
-    await m.query(
-      `UPDATE enrollments SET status = 'paused', stop_note = $3, next_step_at = now(), updated_at = now()
-       WHERE workspace_id = $1 AND id = $2 AND status = 'active'`,
-      [workspaceId, enrollmentId, note],
-    );
-  }
-
-  async defer(workspaceId: string, enrollmentId: number, until: Date, m: EntityManager): Promise<void> {
-    await m.query(
-      `UPDATE enrollments SET next_step_at = $3 WHERE workspace_id = $1 AND id = $2 AND status = 'active'`,
-      [workspaceId, enrollmentId, until],
-    );
-  }
-
   /** Shows an SMTP failure on the inbox, and takes it out of rotation when `disable`. */
   async noteInboxFailure(
     workspaceId: string,
@@ -156,21 +95,6 @@ export class SendRepository {
       `UPDATE inboxes SET last_error = $3, last_error_at = now(), status = CASE WHEN $4 THEN 'error' ELSE status END
        WHERE workspace_id = $1 AND id = $2`,
       [workspaceId, inboxId, reason, disable],
-    );
-  }
-
-  /** A record that never reached the server: the step is due again after `delaySeconds`, its inbox choice undone. */
-  async retryLater(
-    workspaceId: string,
-    enrollmentId: number,
-    previousInboxId: string | null,
-    delaySeconds: number,
-    m: EntityManager,
-  ): Promise<void> {
-    await m.query(
-      `UPDATE enrollments SET next_step_at = now() + make_interval(secs => $3::double precision), inbox_id = $4
-       WHERE workspace_id = $1 AND id = $2 AND status = 'active'`,
-      [workspaceId, enrollmentId, delaySeconds, previousInboxId],
     );
   }
 
@@ -198,34 +122,5 @@ export class SendRepository {
     const steps = new Map(found.map((r) => [Number(r.id), byPosition(r.steps)]));
     for (const id of campaignIds) if (!steps.has(id)) steps.set(id, []);
     return steps;
-  }
-
-  /** Moves enrollments on: their step counter and when the next step is due (null: not scheduled). */
-  async moveEnrollmentsAcrossWorkspaces(
-    moving: Array<{ id: number; step: number; due: Date | null }>,
-    m: EntityManager,
-  ): Promise<void> {
-    await m.query(
-      `UPDATE enrollments e SET current_step = x.step, next_step_at = x.due, updated_at = now()
-       FROM unnest($1::bigint[], $2::int[], $3::timestamptz[]) AS x(id, step, due)
-       WHERE e.id = x.id`,
-      [moving.map((x) => x.id), moving.map((x) => x.step), moving.map((x) => x.due)],
-    );
-  }
-
-  /** Completes the active ones among these enrollments; the ids completed. */
-  async completeEnrollmentsAcrossWorkspaces(
-    completing: Array<{ id: number; step: number }>,
-    m: EntityManager,
-  ): Promise<number[]> {
-    const completed = await rows<{ id: number }>(
-      m,
-      `UPDATE enrollments e SET status = 'completed', current_step = x.step, completed_at = now(),
-         next_step_at = NULL, updated_at = now()
-       FROM unnest($1::bigint[], $2::int[]) AS x(id, step)
-       WHERE e.id = x.id AND e.status = 'active' RETURNING e.id`,
-      [completing.map((x) => x.id), completing.map((x) => x.step)],
-    );
-    return completed.map((r) => Number(r.id));
   }
 }
