@@ -128,7 +128,8 @@ export abstract class TenantRepository<T extends TenantScoped> {
     return this.scope(workspaceId, manager).insert(values);
   }
 
-  update(
+  /** Subclasses expose named methods over it (what changes, and why); services do not patch rows. */
+  protected update(
     workspaceId: string,
     where: TenantWhere<T>,
     patch: QueryDeepPartialEntity<T>,

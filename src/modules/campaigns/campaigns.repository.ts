@@ -13,6 +13,16 @@ export class CampaignsRepository extends TenantRepository<Campaign> {
     super(repo);
   }
 
+  /** Stores a campaign's settings and status as a change (`PATCH /campaigns/{id}`) left them. */
+  async saveChanges(
+    workspaceId: string,
+    id: number,
+    fields: Partial<Campaign>,
+    manager: EntityManager,
+  ): Promise<void> {
+    await this.scope(workspaceId, manager).update({ id }, fields);
+  }
+
   /** A page of the workspace's rows, newest first. */
   page(workspaceId: string, query: PageQueryDto): Promise<Page<Campaign>> {
     return paginate(this.query(workspaceId, 'c'), 'c', query, {

@@ -174,9 +174,9 @@ export class CampaignsService {
       if (activating || reshapingActive) await this.checkReady(workspaceId, next, manager);
       if (activating && !row.activatedAt) next.activatedAt = new Date();
       if (to !== from || changesFields) {
-        await this.campaigns.update(
+        await this.campaigns.saveChanges(
           workspaceId,
-          { id },
+          id,
           {
             name: next.name,
             sequenceId: next.sequenceId,

@@ -6,6 +6,7 @@
  */
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { outboxInsertFrom } from '../events/events.repository.js';
 import { CUSTOM_FIELDS_MAX_KEYS } from './contact-fields.js';
 
 /** Valid, first-of-their-address staged rows of one chunk ($1 import, ($2, $3] row range). */
@@ -53,8 +54,9 @@ const CONTACT_JSON = `json_build_object(
   'source', ins.source, 'created_at', ${isoOrNow('ins.created_at')}, 'updated_at', ${isoOrNow('ins.updated_at')})`;
 
 /**
- * New contacts only (an address that exists, or appears concurrently, is left to updateSql), each
- * with the data of its `contact.created` event as JSON text (the events module records them).
+ * New contacts only (an address that exists, or appears concurrently, is left to updateSql), and
+ * one `contact.created` event per inserted contact, in the same statement and transaction (the
+ * events module's insert, `outboxInsertFrom`: no round trip through objects).
  */
 const insertSql = (sup: SuppressionSql): string => `
 WITH ${SRC}, ins AS (
@@ -67,11 +69,16 @@ WITH ${SRC}, ins AS (
   ORDER BY src.email
   ON CONFLICT (workspace_id, email) DO NOTHING
   RETURNING ${CONTACT_COLUMNS}
+), created AS (
+  SELECT $4::uuid AS workspace_id, 'contact.created'::text AS type,
+         json_build_object('contact', ${CONTACT_JSON}) AS data
+  FROM ins CROSS JOIN (
+    SELECT now()::timestamptz(3) AS now3, to_char(now()::timestamptz(3) AT TIME ZONE 'UTC', ${ISO_FORMAT}) AS now_iso
+  ) t
+), ev AS (
+  ${outboxInsertFrom('created')}
 )
-SELECT ins.email, json_build_object('contact', ${CONTACT_JSON})::text AS event
-FROM ins CROSS JOIN (
-  SELECT now()::timestamptz(3) AS now3, to_char(now()::timestamptz(3) AT TIME ZONE 'UTC', ${ISO_FORMAT}) AS now_iso
-) t`;
+SELECT email FROM ins`;
 
 const provided = (field: string): string =>
   `${field} = CASE WHEN src.d ? '${field}' THEN src.d->>'${field}' ELSE c.${field} END`;
@@ -109,10 +116,7 @@ ORDER BY src.row_number`;
 
 @Injectable()
 export class ContactImportsRepository {
-  /**
-   * Inserts the new contacts of staged rows ($2, $3] of import `importId`; their addresses, and
-   * the data of their `contact.created` events (JSON text).
-   */
+  /** Inserts the new contacts of staged rows ($2, $3] of import `importId` (with their `contact.created` events); their addresses. */
   async insertFromImport(
     workspaceId: string,
     importId: number,
@@ -120,12 +124,12 @@ export class ContactImportsRepository {
     to: number,
     withSuppressions: boolean,
     m: EntityManager,
-  ): Promise<Array<{ email: string; event: string }>> {
+  ): Promise<string[]> {
     const sup = withSuppressions ? WITH_SUPPRESSIONS : WITHOUT_SUPPRESSIONS;
-    return (await m.query(insertSql(sup), [importId, from, to, workspaceId])) as Array<{
+    const inserted = (await m.query(insertSql(sup), [importId, from, to, workspaceId])) as Array<{
       email: string;
-      event: string;
     }>;
+    return inserted.map((c) => c.email);
   }
 
   /** Merges staged rows ($2, $3] of import `importId` into existing contacts not in `handled`; their addresses. */

@@ -14,6 +14,16 @@ export class EnrollmentsRepository extends TenantRepository<Enrollment> {
     super(repo);
   }
 
+  /** A resume, pause or stop asked through the API: the new status (and, stopping, the stop's fields). */
+  async setStatus(
+    workspaceId: string,
+    id: number,
+    change: Pick<Partial<Enrollment>, 'status' | 'stopReason' | 'stopNote' | 'stoppedAt' | 'nextStepAt'>,
+    manager: EntityManager,
+  ): Promise<void> {
+    await this.scope(workspaceId, manager).update({ id }, change);
+  }
+
   /** A page of enrollments, filtered by campaign, contact and statuses. */
   page(
     workspaceId: string,

@@ -129,7 +129,7 @@ export class EnrollmentsService {
         patch.stoppedAt = new Date();
         patch.nextStepAt = null;
       }
-      await this.enrollments.update(workspaceId, { id }, patch, manager);
+      await this.enrollments.setStatus(workspaceId, id, patch, manager);
       const fresh = await this.enrollments.findOne(workspaceId, { id }, manager);
       return toEnrollmentView(fresh!);
     });

@@ -11,7 +11,6 @@
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { EventsRepository } from '../events/events.repository.js';
 import { notifyOutbox } from '../events/outbox.js';
 import type { ImportStatus } from './entities/import-batch.entity.js';
 import { countImportRows } from '../../common/metrics/metrics.js';
@@ -71,7 +70,6 @@ export class ImportRunner implements OnApplicationShutdown {
     draining: Draining,
     private readonly suppressions: SuppressionStore,
     private readonly contacts: ContactImportsRepository,
-    private readonly events: EventsRepository,
   ) {
     // Shutting down: stop after the running chunk (its checkpoint commits) instead of running on.
     draining.onBegin(() => {
@@ -162,14 +160,7 @@ export class ImportRunner implements OnApplicationShutdown {
         // Same lock order as suppressAddress: a suppression added meanwhile cannot miss this chunk's rows.
         await this.suppressions.lockShared(m, ws);
         const sup = await this.rows.hasSuppressions(ws, m);
-        const inserted = await this.contacts.insertFromImport(ws, b.id, from, to, sup, m);
-        await this.events.recordJson(
-          ws,
-          'contact.created',
-          inserted.map((c) => c.event),
-          m,
-        );
-        const handled = inserted.map((c) => c.email);
+        const handled = await this.contacts.insertFromImport(ws, b.id, from, to, sup, m);
         created = handled.length;
         if (b.update_existing && created < summary.valid) {
           const merged = await this.contacts.mergeFromImport(ws, b.id, from, to, handled, sup, m);

@@ -13,6 +13,37 @@ export class InboxesRepository extends TenantRepository<Inbox> {
     super(repo);
   }
 
+  /** Caches the domain health check shown on the inbox. */
+  async cacheHealth(workspaceId: string, id: string, health: Inbox['health']): Promise<void> {
+    await this.scope(workspaceId).update({ id }, { health });
+  }
+
+  /**
+   * An inbox connected again (`inbox:connect` of an existing address): its new settings and
+   * credentials; the last error, the IMAP position and the cached health start over.
+   */
+  async reconnect(
+    workspaceId: string,
+    id: string,
+    settings: Partial<Inbox>,
+    manager?: EntityManager,
+  ): Promise<void> {
+    await this.scope(workspaceId, manager).update(
+      { id },
+      { ...settings, lastError: null, imapUidValidity: null, imapLastUid: null, health: null },
+    );
+  }
+
+  /** Stores a change of the inbox's settings (`PATCH /inboxes/{id}`). */
+  async applySettings(
+    workspaceId: string,
+    id: string,
+    patch: Partial<Inbox>,
+    manager: EntityManager,
+  ): Promise<void> {
+    await this.scope(workspaceId, manager).update({ id }, patch);
+  }
+
   /** The repository bound to a transaction (or the DataSource's manager), for code outside Nest's DI. */
   static for(manager: EntityManager): InboxesRepository {
     return new InboxesRepository(manager.getRepository(Inbox));

@@ -122,11 +122,7 @@ export async function connectInbox(
       inboundSecretHash: hashInboundSecret(inboundSecret),
     };
     if (existing) {
-      await inboxes.update(
-        ws.id,
-        { id: existing.id },
-        { ...values, lastError: null, imapUidValidity: null, imapLastUid: null, health: null },
-      );
+      await inboxes.reconnect(ws.id, existing.id, values);
       const inbox = (await inboxes.findOne(ws.id, { id: existing.id }))!;
       return { inbox, inboundSecret, reconnected: true };
     }
@@ -179,7 +175,7 @@ export class InboxesService {
           rampStartedAt: new Date(),
         });
       }
-      if (Object.keys(patch).length > 0) await this.inboxes.update(workspaceId, { id }, patch, m);
+      if (Object.keys(patch).length > 0) await this.inboxes.applySettings(workspaceId, id, patch, m);
       return toInboxView({ ...row, ...patch });
     });
   }

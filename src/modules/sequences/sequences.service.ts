@@ -167,7 +167,7 @@ export class SequencesService {
       if (steps !== undefined) patch.steps = steps;
       if (body.status === 'archived') patch.status = 'archived';
       if (Object.keys(patch).length) {
-        await this.sequences.update(workspaceId, { id }, patch, manager);
+        await this.sequences.applyChanges(workspaceId, id, patch, manager);
       }
       const fresh = await this.sequences.findOne(workspaceId, { id }, manager);
       return toSequenceView(fresh!);
@@ -183,12 +183,7 @@ export class SequencesService {
       }
       if (!row.steps?.length)
         throw ApiError.validation('steps', 'A sequence needs at least one step to publish');
-      await this.sequences.update(
-        workspaceId,
-        { id },
-        { status: 'published', publishedAt: new Date() },
-        manager,
-      );
+      await this.sequences.markPublished(workspaceId, id, new Date(), manager);
       const fresh = await this.sequences.findOne(workspaceId, { id }, manager);
       return toSequenceView(fresh!);
     });

@@ -15,6 +15,33 @@ export class WebhookEndpointsRepository extends TenantRepository<WebhookEndpoint
     super(repo);
   }
 
+  /** Stores the endpoint's signing secret, sealed under its id. */
+  async setSealedSecret(
+    workspaceId: string,
+    id: number,
+    sealed: string,
+    manager?: EntityManager,
+  ): Promise<void> {
+    await this.scope(workspaceId, manager).update({ id }, { secretSealed: sealed });
+  }
+
+  /** Stores a change of URL, event filter or description (`PATCH /webhook-endpoints/{id}`). */
+  async applySettings(
+    workspaceId: string,
+    id: number,
+    patch: Pick<Partial<WebhookEndpoint>, 'url' | 'events' | 'description'>,
+  ): Promise<void> {
+    await this.scope(workspaceId).update({ id }, patch);
+  }
+
+  /** Enabled again, its failure counter reset. */
+  async enable(workspaceId: string, id: number): Promise<void> {
+    await this.scope(workspaceId).update(
+      { id },
+      { status: 'enabled', disabledReason: null, consecutiveFailures: 0 },
+    );
+  }
+
   /** A page of the workspace's rows, newest first. */
   page(workspaceId: string, query: PageQueryDto): Promise<Page<WebhookEndpoint>> {
     return paginate(this.query(workspaceId, 'e'), 'e', query, {

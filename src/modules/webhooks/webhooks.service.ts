@@ -88,7 +88,7 @@ export class WebhooksService {
         manager,
       );
       row.secretSealed = seal(secret, webhookSecretAt(row.id));
-      await this.endpoints.update(workspaceId, { id: row.id }, { secretSealed: row.secretSealed }, manager);
+      await this.endpoints.setSealedSecret(workspaceId, row.id, row.secretSealed, manager);
       return row;
     });
     return { ...toEndpointView(saved), secret };
@@ -112,7 +112,7 @@ export class WebhooksService {
     if (body.url !== undefined) patch.url = await this.checkedUrl(body.url);
     if (body.events !== undefined) patch.events = [...new Set(body.events)];
     if (body.description !== undefined) patch.description = body.description;
-    if (Object.keys(patch).length) await this.endpoints.update(workspaceId, { id }, patch);
+    if (Object.keys(patch).length) await this.endpoints.applySettings(workspaceId, id, patch);
     return toEndpointView(await this.find(workspaceId, id));
   }
 
@@ -127,11 +127,7 @@ export class WebhooksService {
   /** Re-enables a disabled endpoint and resets its failure counter; waiting deliveries resume. */
   async enable(workspaceId: string, id: number): Promise<WebhookEndpointView> {
     await this.find(workspaceId, id);
-    await this.endpoints.update(
-      workspaceId,
-      { id },
-      { status: 'enabled', disabledReason: null, consecutiveFailures: 0 },
-    );
+    await this.endpoints.enable(workspaceId, id);
     this.worker?.wake();
     return toEndpointView(await this.find(workspaceId, id));
   }
@@ -139,7 +135,7 @@ export class WebhooksService {
   async rotateSecret(workspaceId: string, id: number): Promise<WebhookEndpointView & { secret: string }> {
     await this.find(workspaceId, id);
     const secret = generateSecret();
-    await this.endpoints.update(workspaceId, { id }, { secretSealed: seal(secret, webhookSecretAt(id)) });
+    await this.endpoints.setSealedSecret(workspaceId, id, seal(secret, webhookSecretAt(id)));
     return { ...toEndpointView(await this.find(workspaceId, id)), secret };
   }
 

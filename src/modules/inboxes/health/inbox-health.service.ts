@@ -45,7 +45,7 @@ export class InboxHealthService {
       return cached;
     }
     const { view, cacheable } = await checkDomainHealth(healthSubject(inbox), healthResolver());
-    if (cacheable) await this.inboxes.update(workspaceId, { id }, { health: view });
+    if (cacheable) await this.inboxes.cacheHealth(workspaceId, id, view);
     return view;
   }
 }
