@@ -22,9 +22,11 @@ import { EnrollmentScheduleModule } from './reevaluate-deferred.js';
     SequencesModule,
     ContactsModule,
     SuppressionsModule,
+    // Threads before analytics: modules are registered in the order first met, and so are their
+    // routes in the API document (openapi.json lists threads' paths before analytics').
+    ThreadsModule,
     AnalyticsModule,
     EventsModule,
-    ThreadsModule,
     EnrollmentScheduleModule,
   ],
   controllers: [EnrollmentsController],
