@@ -65,7 +65,7 @@ export class ContactsRepository extends TenantRepository<Contact> {
    * `updated_after` is a range on another column than the list order, and the planner judges it by
    * table-wide statistics: when other workspaces were updated recently it expects many matches here
    * and walks this workspace in created_at order looking for them, which reads the whole workspace
-   * when only a few of its contacts changed (test/list-plans.e2e-spec.ts saw 99,990 rows read for
+   * when only a few of its contacts changed (test/database/list-plans.e2e-spec.ts saw 99,990 rows read for
    * 10). So the matches are counted first, up to UPDATED_CAP, on (workspace_id, updated_at) (an
    * index-only scan of at most that many entries): when there are at most that many, their ids
    * bound the page query (primary-key lookups and a sort of at most UPDATED_CAP rows); when there
