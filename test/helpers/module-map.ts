@@ -25,7 +25,8 @@ function moduleOf(src: string, path: string): string | null {
   return parts[0] === 'modules' && parts.length > 2 ? parts[1] : null;
 }
 
-const IMPORT = /(?:from\s+|import\(\s*)'(\.{1,2}\/[^']+)'/g;
+/** `from '…'` (imports and re-exports), a bare `import '…'`, and a dynamic `import('…')`. */
+const IMPORT = /(?:\bfrom\s+|\bimport\s+|\bimport\s*\(\s*)['"](\.{1,2}\/[^'"]+)['"]/g;
 
 /** Every arrow between two modules the code has (type-only imports included: they couple too). */
 export function codeModuleMap(src: string): ModuleMap {

@@ -3,7 +3,8 @@
  * data access only in repositories, repository methods scoped to a tenant by their first parameter,
  * `common/` independent of `modules/`, one naming convention for views, small files.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { arrows, codeModuleMap, cycles, declaredModuleMap, mutualImports } from '../helpers/module-map.js';
@@ -136,6 +137,26 @@ describe('architecture', () => {
     it('has no two modules importing each other, and no longer cycle', () => {
       expect(mutualImports(code)).toEqual([]);
       expect(cycles(code)).toEqual([]);
+    });
+
+    it('sees every form of import: named, type-only, re-export, bare (side effect) and dynamic', () => {
+      const dir = mkdtempSync(join(tmpdir(), 'module-map-'));
+      try {
+        const forms: Record<string, string> = {
+          a: "import { B } from '../b/b.js';",
+          c: "import type { D } from '../d/d.js';",
+          e: "export { F } from '../f/f.js';",
+          g: "import '../h/h.module.js';",
+          i: "const j = await import('../j/j.js');",
+        };
+        for (const [from, line] of Object.entries(forms)) {
+          mkdirSync(join(dir, 'modules', from), { recursive: true });
+          writeFileSync(join(dir, 'modules', from, `${from}.ts`), `${line}\n`);
+        }
+        expect(arrows(codeModuleMap(dir))).toEqual(['a -> b', 'c -> d', 'e -> f', 'g -> h', 'i -> j']);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
 
     it('catches an import outside the map (checked on a copy of the map with one more arrow)', () => {
