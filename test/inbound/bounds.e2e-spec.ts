@@ -166,7 +166,7 @@ describe('inbound mail is bounded (size, concurrency, checkpoint, inbound route)
     const waitingInsert = async (): Promise<number | null> => {
       const r = (await q(
         `SELECT pid FROM pg_stat_activity
-         WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO messages%'`,
+         WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO messages (%'`,
       )) as Array<{ pid: number }>;
       return r[0]?.pid ?? null;
     };

@@ -17,10 +17,16 @@ export const OUTBOX_CHANNEL = 'events_outbox';
 /**
  * One statement for any number of events: five arrays unnested into rows (the ORM's insert builder
  * cost more CPU per event than the rest of the send path's finalisation, docs/performance.md).
- * `data` is stored as the JSON text `JSON.stringify` gives, as the ORM wrote it.
+ * `data` is stored as the JSON text `JSON.stringify` gives, as the ORM wrote it. The same statement
+ * sends the NOTIFY that wakes the dispatchers of other processes (transactional: delivered on
+ * commit, dropped on rollback): one round trip less on every path that records an event.
  */
-const INSERT_EVENTS = `INSERT INTO events (id, workspace_id, type, data, occurred_at)
-  SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::json[], $5::timestamptz[])`;
+const INSERT_EVENTS = `WITH recorded AS (
+    INSERT INTO events (id, workspace_id, type, data, occurred_at)
+    SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::json[], $5::timestamptz[])
+    RETURNING 1
+  )
+  SELECT pg_notify('${OUTBOX_CHANNEL}', '') WHERE EXISTS (SELECT 1 FROM recorded)`;
 
 /**
  * The outbox insert as the data-modifying CTE of a statement that also makes the change: `source`
@@ -55,8 +61,6 @@ export class EventsRepository {
       events.map((e) => JSON.stringify(e.data)),
       events.map((e) => e.occurredAt ?? now),
     ]);
-    // NOTIFY is transactional: delivered to other processes on commit, dropped on rollback.
-    await manager.query(`SELECT pg_notify('${OUTBOX_CHANNEL}', '')`);
   }
 
   /**

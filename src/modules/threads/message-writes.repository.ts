@@ -279,12 +279,21 @@ export class MessageWritesRepository {
 
   /** Records the inbound message in its thread (count, last activity and first reply noted); its id. */
   async insertInbound(workspaceId: string, r: InboundMessageRow, m: EntityManager): Promise<number> {
+    // The message and its thread's counters in one statement (one round trip per inbound mail).
     const [inserted] = await rows<{ id: number }>(
       m,
-      `INSERT INTO messages (workspace_id, thread_id, enrollment_id, direction, kind, from_address, to_address,
-         subject, body, message_id, in_reply_to, status, received_at, bounce)
-       VALUES ($1, $2, $3, 'inbound', $4, $5, $6, $7, $8, $9, $10, 'received', $11, $12::jsonb)
-       RETURNING id`,
+      `WITH inserted AS (
+         INSERT INTO messages (workspace_id, thread_id, enrollment_id, direction, kind, from_address, to_address,
+           subject, body, message_id, in_reply_to, status, received_at, bounce)
+         VALUES ($1, $2, $3, 'inbound', $4, $5, $6, $7, $8, $9, $10, 'received', $11, $12::jsonb)
+         RETURNING id
+       ), thread AS (
+         UPDATE threads SET message_count = message_count + 1,
+           last_message_at = GREATEST(COALESCE(last_message_at, $11), $11),
+           replied_at = CASE WHEN $13 THEN COALESCE(replied_at, $11) ELSE replied_at END
+         WHERE workspace_id = $1 AND id = $2
+       )
+       SELECT id FROM inserted`,
       [
         workspaceId,
         r.threadId,
@@ -298,14 +307,8 @@ export class MessageWritesRepository {
         r.inReplyTo,
         r.receivedAt,
         r.bounce ? JSON.stringify(r.bounce) : null,
+        r.kind === 'reply',
       ],
-    );
-    await m.query(
-      `UPDATE threads SET message_count = message_count + 1,
-         last_message_at = GREATEST(COALESCE(last_message_at, $3), $3),
-         replied_at = CASE WHEN $4 THEN COALESCE(replied_at, $3) ELSE replied_at END
-       WHERE workspace_id = $1 AND id = $2`,
-      [workspaceId, r.threadId, r.receivedAt, r.kind === 'reply'],
     );
     return Number(inserted.id);
   }
