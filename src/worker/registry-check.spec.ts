@@ -11,7 +11,7 @@ class ReportsProcessor {
 }
 
 const job = (name: string, queue = 'reports'): JobSpec =>
-  ({ queue, name, role: 'worker', processor: ReportsProcessor }) as unknown as JobSpec;
+  ({ queue, name, processor: ReportsProcessor }) as unknown as JobSpec;
 const loop = (name: string): LoopSpec => ({ ...LOOPS[0], name });
 
 describe('worker registry check', () => {

@@ -1,6 +1,6 @@
 /**
  * Everything that runs in the background, in one list: the timer loops, the Bull jobs and their
- * queues, with the role that runs them. `WorkerRunner` starts and stops the loops from this list;
+ * queues (all run by worker processes; see Roles below). `WorkerRunner` starts and stops the loops from this list;
  * `checkWorkerRegistry` (run at start-up and by a test) fails fast when a declared job has no handler
  * or a queue name is declared without a job.
  *
@@ -30,8 +30,6 @@ import { WebhookDispatcher } from '../modules/webhooks/webhook-dispatcher.js';
 import { ManualReplySweeper } from '../modules/sending/manual/manual-reply-sweeper.js';
 import { ReplyCategorizer } from '../modules/reply-categories/reply-categorizer.service.js';
 
-export type WorkerRole = 'worker';
-
 /** A service that owns its loop's wake-ups (LISTEN/NOTIFY, hand-offs) receives the loop. */
 export interface LoopOwner {
   bindLoop(loop: { wake(): void }): void;
@@ -39,7 +37,6 @@ export interface LoopOwner {
 
 export interface LoopSpec<S = unknown> {
   name: string;
-  role: WorkerRole;
   /** The provider whose method does one pass (resolved from the application). */
   provider: Type<S>;
   /** Builds the pass for one process (a closure may keep per-process state, e.g. "first pass"). */
@@ -53,7 +50,6 @@ export interface LoopSpec<S = unknown> {
 export interface JobSpec {
   queue: QueueName;
   name: string;
-  role: WorkerRole;
   /** The @Processor class whose @Process(name) method handles the job. */
   processor: Type<unknown>;
 }
@@ -65,7 +61,6 @@ const HOUR_MS = 60 * 60 * 1000;
 export const LOOPS: LoopSpec[] = [
   spec({
     name: 'send',
-    role: 'worker',
     provider: SendEngine,
     pass: (engine) => async () => (await engine.tick()) >= CLAIM_BATCH,
     intervalMs: (c) => c.sendTickMs,
@@ -75,7 +70,6 @@ export const LOOPS: LoopSpec[] = [
   spec({
     // Leases and connections of the mailboxes this worker reads (docs/mailboxes.md).
     name: 'imap-mailboxes',
-    role: 'worker',
     provider: ImapConnections,
     pass: (connections) => async () => {
       await connections.pass();
@@ -87,7 +81,6 @@ export const LOOPS: LoopSpec[] = [
   }),
   spec({
     name: 'message-retention',
-    role: 'worker',
     provider: MessageRetentionService,
     pass: (retention) => async () => {
       const purged = await retention.purgeExpiredBodies();
@@ -100,7 +93,6 @@ export const LOOPS: LoopSpec[] = [
   }),
   spec({
     name: 'manual-reply-sweep',
-    role: 'worker',
     provider: ManualReplySweeper,
     pass: (sweeper) => () => sweeper.sweepOnce(),
     intervalMs: (_, sweeper) => sweeper.intervalMs,
@@ -109,7 +101,6 @@ export const LOOPS: LoopSpec[] = [
   }),
   spec({
     name: 'reply-categorize',
-    role: 'worker',
     provider: ReplyCategorizer,
     pass: (categorizer) => () => categorizer.sweepOnce(),
     intervalMs: (_, categorizer) => categorizer.intervalMs,
@@ -118,7 +109,6 @@ export const LOOPS: LoopSpec[] = [
   }),
   spec({
     name: 'idempotency-sweep',
-    role: 'worker',
     provider: IdempotencySweeper,
     pass: (sweeper) => () => sweeper.sweepOnce(),
     intervalMs: (_, sweeper) => sweeper.intervalMs,
@@ -127,7 +117,6 @@ export const LOOPS: LoopSpec[] = [
   }),
   spec({
     name: 'event-retention',
-    role: 'worker',
     provider: EventRetentionService,
     pass: (retention) => () => retention.sweepOnce(),
     intervalMs: (_, retention) => retention.intervalMs,
@@ -136,7 +125,6 @@ export const LOOPS: LoopSpec[] = [
   }),
   spec({
     name: 'import-rows-sweep',
-    role: 'worker',
     provider: ImportsService,
     pass: (imports) => () => imports.sweepStagedRows(),
     intervalMs: () => 60_000,
@@ -145,7 +133,6 @@ export const LOOPS: LoopSpec[] = [
   }),
   spec({
     name: 'import-recovery',
-    role: 'worker',
     provider: RunImportJob,
     pass: (job) => {
       // The first pass after start re-enqueues every unfinished import; later ones only those still
@@ -163,7 +150,6 @@ export const LOOPS: LoopSpec[] = [
   }),
   spec({
     name: 'webhook-dispatch',
-    role: 'worker',
     provider: WebhookDispatcher,
     pass: (dispatcher) => () => dispatcher.pass(),
     intervalMs: (_, dispatcher) => dispatcher.pollMs,
@@ -172,7 +158,6 @@ export const LOOPS: LoopSpec[] = [
   }),
   spec({
     name: 'webhook-delivery',
-    role: 'worker',
     provider: WebhookDeliveryWorker,
     pass: (worker) => () => worker.pass(),
     intervalMs: (_, worker) => worker.pollMs,
@@ -181,6 +166,4 @@ export const LOOPS: LoopSpec[] = [
   }),
 ];
 
-export const JOBS: JobSpec[] = [
-  { queue: QueueName.Imports, name: RUN_IMPORT_JOB, role: 'worker', processor: RunImportJob },
-];
+export const JOBS: JobSpec[] = [{ queue: QueueName.Imports, name: RUN_IMPORT_JOB, processor: RunImportJob }];
