@@ -1,8 +1,8 @@
 /**
  * Everything that runs in the background, in one list: the timer loops, the Bull jobs and their
  * queues (all run by worker processes; see Roles below). `WorkerRunner` starts and stops the loops
- * from this list; `checkWorkerRegistry` (run at start-up and by a test) fails fast when a declared job has no handler
- * or a queue name is declared without a job.
+ * from this list; `checkWorkerRegistry` (run at start-up and by a test) fails fast when a declared
+ * job has no handler or a queue name is declared without a job.
  *
  * Roles: `APP_ROLE=all` runs the API and everything here; `worker` runs everything here; `api` runs
  * none of it (it only enqueues). Every worker process runs every loop: claims use leases and
