@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path';
 import { simpleParser } from 'mailparser';
 import request from 'supertest';
 import { DELIBERATE_HARD_SOFT } from '../../src/modules/mail-reading/fixtures/sisimai-disagreements.js';
+import { SISIMAI_REASONS } from '../../src/modules/mail-reading/fixtures/sisimai-reasons.js';
 import { readMail } from '../../src/modules/mail-reading/read-mail.js';
 import { createTenant, type TestTenant, useApp, app, q, one } from '../helpers/app.js';
 import { seedCampaign, seedContact, type SeededCampaign } from '../helpers/seed.js';
@@ -20,40 +21,7 @@ import { seedCampaign, seedContact, type SeededCampaign } from '../helpers/seed.
 const CORPUS = resolve(process.cwd(), 'test', 'fixtures', 'mail');
 const SAMPLES = join(CORPUS, 'sisimai');
 
-/** sisimai's reason names → the service's (CONTRACT §18). */
-const REASON_NAMES: Record<string, string> = {
-  userunknown: 'user_unknown',
-  hostunknown: 'host_unknown',
-  hasmoved: 'has_moved',
-  notaccept: 'not_accept',
-  mailboxfull: 'mailbox_full',
-  suspend: 'suspended',
-  exceedlimit: 'exceed_limit',
-  mesgtoobig: 'message_too_big',
-  expired: 'expired',
-  systemerror: 'system_error',
-  systemfull: 'system_full',
-  networkerror: 'network_error',
-  toomanyconn: 'too_many_connections',
-  blocked: 'blocked',
-  spamdetected: 'spam_detected',
-  policyviolation: 'policy_violation',
-  securityerror: 'security_error',
-  authfailure: 'auth_failure',
-  badreputation: 'bad_reputation',
-  requireptr: 'require_ptr',
-  rejected: 'rejected',
-  filtered: 'filtered',
-  contenterror: 'content_error',
-  virusdetected: 'virus_detected',
-  syntaxerror: 'syntax_error',
-  notcompliantrfc: 'not_compliant_rfc',
-  speeding: 'speeding',
-  norelaying: 'no_relaying',
-  mailererror: 'mailer_error',
-  onhold: 'on_hold',
-  undefined: 'undefined',
-};
+const REASON_NAMES: Readonly<Record<string, string>> = SISIMAI_REASONS;
 
 interface Expected {
   file: string;

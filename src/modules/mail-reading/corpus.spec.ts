@@ -5,52 +5,20 @@
  * (`mail-reading-corpus.tsv`); the summary is printed and kept in docs/mail-reading.md.
  */
 import { DELIBERATE_HARD_SOFT } from './fixtures/sisimai-disagreements.js';
+import { SISIMAI_REASONS } from './fixtures/sisimai-reasons.js';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { simpleParser } from 'mailparser';
 import { readMail } from './read-mail.js';
-import type { BounceReason, MailReading } from './types.js';
+import type { MailReading } from './types.js';
 
 /** Jest runs from the repository's root (its rootDir). */
 const repoRoot = process.cwd();
 const corpus = path.resolve(repoRoot, 'test', 'fixtures', 'mail');
 const dir = path.join(corpus, 'sisimai');
 
-/** sisimai's reason names → CONTRACT §18's. */
-const REASONS: Readonly<Record<string, BounceReason>> = {
-  userunknown: 'user_unknown',
-  hostunknown: 'host_unknown',
-  hasmoved: 'has_moved',
-  notaccept: 'not_accept',
-  mailboxfull: 'mailbox_full',
-  suspend: 'suspended',
-  exceedlimit: 'exceed_limit',
-  mesgtoobig: 'message_too_big',
-  expired: 'expired',
-  systemerror: 'system_error',
-  systemfull: 'system_full',
-  networkerror: 'network_error',
-  toomanyconn: 'too_many_connections',
-  blocked: 'blocked',
-  spamdetected: 'spam_detected',
-  policyviolation: 'policy_violation',
-  securityerror: 'security_error',
-  authfailure: 'auth_failure',
-  badreputation: 'bad_reputation',
-  requireptr: 'require_ptr',
-  rejected: 'rejected',
-  filtered: 'filtered',
-  contenterror: 'content_error',
-  virusdetected: 'virus_detected',
-  syntaxerror: 'syntax_error',
-  notcompliantrfc: 'not_compliant_rfc',
-  speeding: 'speeding',
-  norelaying: 'no_relaying',
-  mailererror: 'mailer_error',
-  onhold: 'on_hold',
-  undefined: 'undefined',
-};
+const REASONS = SISIMAI_REASONS;
 
 interface Expected {
   recipient: number;
