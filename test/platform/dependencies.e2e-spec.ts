@@ -56,7 +56,12 @@ describe('dependencies: a Redis that accepts connections but never answers', () 
   });
 
   it('answers 2xx within the command timeout, fails the limiter open, times out queue adds, and recovers', async () => {
-    const up = await api(app, t.token).get('/me');
+    // The app's Redis connections to the freshly started server may still be coming up: wait until
+    // the limiter answers (a clean-clone run's first request came before it did).
+    const up = await waitFor(async () => {
+      const res = await api(app, t.token).get('/me');
+      return res.headers['ratelimit-policy'] ? res : null;
+    }, 'the limiter answering with Redis up');
     expect(up.status).toBe(200);
     expect(up.headers['ratelimit-policy']).toBe('"per-key";q=600;w=60');
 
