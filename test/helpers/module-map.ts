@@ -93,3 +93,50 @@ export function cycles(map: ModuleMap): string[] {
   for (const n of [...map.keys()].sort()) if (!state.has(n)) visit(n);
   return found;
 }
+
+/**
+ * Table owners as docs/architecture.md declares them: the rows of its ownership table, whose first
+ * cell names the module (`contacts`, `common/idempotency`) and whose second names its tables in
+ * backticks (`contacts`, `workspace_contact_counts`); any words after a table name are its note.
+ */
+export function declaredTableOwners(doc: string): Map<string, string> {
+  const owners = new Map<string, string>();
+  for (const line of readFileSync(doc, 'utf8').split('\n')) {
+    const cells = line.split('|').map((c) => c.trim());
+    const module = /^`([a-z0-9/-]+)`$/.exec(cells[1] ?? '')?.[1];
+    if (!module || cells.length < 4) continue;
+    for (const t of (cells[2] ?? '').matchAll(/`([a-z_]+)`/g)) owners.set(t[1], module);
+  }
+  return owners;
+}
+
+/** `contacts` for src/modules/contacts/..., `common/idempotency` for src/common/idempotency/... */
+function ownerOf(src: string, path: string): string {
+  const parts = relative(src, path).split(sep);
+  return parts[0] === 'modules' ? parts[1] : `${parts[0]}/${parts[1]}`;
+}
+
+/** SQL that writes a table: `INSERT INTO t`, `UPDATE t` (not `FOR UPDATE`), `DELETE FROM t`. */
+const WRITE = /\b(?:INSERT\s+INTO|(?<!FOR\s)(?<!FOR NO KEY\s)UPDATE|DELETE\s+FROM)\s+([a-z_]+)\b/g;
+
+/**
+ * Every statement text under `src` (modules and common, not migrations) that writes a table listed in
+ * `owners` from a module other than its owner, as `file:line table (owner)`. Comment lines are skipped.
+ */
+export function writesOutsideOwner(src: string, owners: Map<string, string>): string[] {
+  const found: string[] = [];
+  const files = ['modules', 'common'].flatMap((d) => sourceFiles(join(src, d)));
+  for (const file of files) {
+    const by = ownerOf(src, file);
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        if (/^\s*(\*|\/\/|\/\*\*)/.test(line)) return;
+        for (const m of line.matchAll(WRITE)) {
+          const owner = owners.get(m[1]);
+          if (owner && owner !== by) found.push(`${relative(src, file)}:${i + 1} ${m[1]} (${owner})`);
+        }
+      });
+  }
+  return found.sort();
+}

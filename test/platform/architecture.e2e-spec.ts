@@ -7,7 +7,15 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
-import { arrows, codeModuleMap, cycles, declaredModuleMap, mutualImports } from '../helpers/module-map.js';
+import {
+  arrows,
+  codeModuleMap,
+  cycles,
+  declaredModuleMap,
+  declaredTableOwners,
+  mutualImports,
+  writesOutsideOwner,
+} from '../helpers/module-map.js';
 
 const SRC = join(process.cwd(), 'src');
 
@@ -166,6 +174,54 @@ describe('architecture', () => {
         'suppressions -> contacts',
       ]);
       expect(mutualImports(withExtra)).toEqual(['contacts <-> suppressions']);
+    });
+  });
+
+  describe('table owners (docs/architecture.md)', () => {
+    const DOC = join(process.cwd(), 'docs', 'architecture.md');
+    const owners = declaredTableOwners(DOC);
+
+    it('declares an owner for every table of the schema', () => {
+      const created = new Set<string>();
+      for (const f of readdirSync(join(SRC, 'database', 'migrations'))) {
+        const text = readFileSync(join(SRC, 'database', 'migrations', f), 'utf8');
+        for (const m of text.matchAll(/CREATE TABLE (?:IF NOT EXISTS )?"?([a-z_]+)"?/g)) created.add(m[1]);
+        for (const m of text.matchAll(/DROP TABLE (?:IF EXISTS )?"?([a-z_]+)"?/g)) created.delete(m[1]);
+      }
+      created.delete('migrations');
+      expect([...created].filter((t) => !owners.has(t)).sort()).toEqual([]);
+    });
+
+    it('has every table written only by its owner module', () => {
+      expect(writesOutsideOwner(SRC, owners)).toEqual([]);
+    });
+
+    it('catches a write from another module (checked on a copy of the tree with one more)', () => {
+      const dir = mkdtempSync(join(tmpdir(), 'table-owners-'));
+      try {
+        mkdirSync(join(dir, 'modules', 'sending'), { recursive: true });
+        mkdirSync(join(dir, 'modules', 'inboxes'), { recursive: true });
+        mkdirSync(join(dir, 'common', 'x'), { recursive: true });
+        writeFileSync(
+          join(dir, 'modules', 'sending', 'a.repository.ts'),
+          "const A = `UPDATE inboxes SET last_error = $1`;\nconst B = 'SELECT 1 FROM inboxes FOR UPDATE';\n",
+        );
+        writeFileSync(
+          join(dir, 'modules', 'inboxes', 'b.repository.ts'),
+          "const C = 'UPDATE inboxes SET x = 1';\n",
+        );
+        writeFileSync(
+          join(dir, 'common', 'x', 'c.ts'),
+          'const D = `DELETE FROM inboxes`; // and INSERT INTO events\n',
+        );
+        expect(writesOutsideOwner(dir, owners)).toEqual([
+          'common/x/c.ts:1 events (events)',
+          'common/x/c.ts:1 inboxes (inboxes)',
+          'modules/sending/a.repository.ts:1 inboxes (inboxes)',
+        ]);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
   });
 

@@ -29,3 +29,6 @@ export function isRealDate(year: number, month: number, day: number): boolean {
   probe.setUTCFullYear(year);
   return probe.getUTCMonth() === month - 1 && probe.getUTCDate() === day;
 }
+
+/** The current UTC day as the SQL expression every daily counter uses (inboxes, campaigns, domains). */
+export const UTC_TODAY = `(now() AT TIME ZONE 'UTC')::date`;

@@ -41,6 +41,23 @@ export const outboxInsertFrom = (source: string): string =>
   SELECT gen_random_uuid(), workspace_id, type, data, now() FROM ${source}`;
 
 /**
+ * The outbox's side of the webhook fan-out, as the two CTE bodies of the statement that also creates
+ * the deliveries (webhooks' `WebhookDeliveryRepository`): one statement, so that a claim cannot be
+ * lost between marking events dispatched and creating their deliveries. `claimUndispatchedSql`
+ * claims up to `$1` undispatched events, oldest first, skipping rows another dispatcher holds
+ * (name it `ev`); `MARK_DISPATCHED_SQL` marks exactly those dispatched (one row per event).
+ */
+export const claimUndispatchedSql = (columns: string): string => `
+  SELECT ${columns} FROM events
+  WHERE dispatched_at IS NULL
+  ORDER BY created_at
+  LIMIT $1
+  FOR UPDATE SKIP LOCKED`;
+
+export const MARK_DISPATCHED_SQL =
+  'UPDATE events SET dispatched_at = now() FROM ev WHERE events.id = ev.id RETURNING 1';
+
+/**
  * The events outbox. Always written inside the transaction that makes the change (pass its manager),
  * so an event exists if and only if its cause was committed. Stateless: every method takes the manager.
  */

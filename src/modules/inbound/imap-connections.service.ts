@@ -27,6 +27,7 @@ import { setImapMailboxes } from '../../common/metrics/metrics.js';
 import { REDIS } from '../../common/redis/redis.module.js';
 import { Slots } from '../../common/worker/slots.js';
 import { appConfig, type AppConfig } from '../../config/app-config.js';
+import { InboxStateRepository } from '../inboxes/inbox-state.repository.js';
 import { InboundRepository } from './inbound.repository.js';
 import { MailboxConnection, type ConnectionDeps } from './mailbox-connection.js';
 import { MailboxLeases, ownerOf } from './mailbox-leases.js';
@@ -50,6 +51,7 @@ export class ImapConnections implements OnModuleDestroy, OnApplicationShutdown {
 
   constructor(
     private readonly inbound: InboundRepository,
+    private readonly inboxes: InboxStateRepository,
     private readonly reader: MailboxReader,
     private readonly draining: Draining,
     @Inject(REDIS) private readonly redis: Redis,
@@ -80,8 +82,8 @@ export class ImapConnections implements OnModuleDestroy, OnApplicationShutdown {
         readSlots: new Slots(config.imapSyncConcurrency),
         holds: (inboxId) => this.holds(inboxId),
         noteError: (inboxId, message) =>
-          this.inbound
-            .noteInboxErrorAcrossWorkspaces(inboxId, message)
+          this.inboxes
+            .noteErrorAcrossWorkspaces(inboxId, message)
             .catch((err: unknown) =>
               logger.warn(
                 { inboxId, err: err instanceof Error ? err.message : String(err) },

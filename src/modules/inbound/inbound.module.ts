@@ -3,6 +3,7 @@ import { AnalyticsModule } from '../analytics/analytics.module.js';
 import { ContactsModule } from '../contacts/contacts.module.js';
 import { EnrollmentsModule } from '../enrollments/enrollments.module.js';
 import { EventsModule } from '../events/events.module.js';
+import { InboxesModule } from '../inboxes/inboxes.module.js';
 import { ThreadsModule } from '../threads/threads.module.js';
 import { ImapConnections } from './imap-connections.service.js';
 import { InboundController } from './inbound.controller.js';
@@ -17,7 +18,7 @@ import { MailboxReader } from './mailbox-reader.js';
  * checking the inbox's inbound secret.
  */
 @Module({
-  imports: [AnalyticsModule, ContactsModule, EnrollmentsModule, EventsModule, ThreadsModule],
+  imports: [AnalyticsModule, ContactsModule, EnrollmentsModule, EventsModule, InboxesModule, ThreadsModule],
   controllers: [InboundController],
   providers: [InboundRepository, IngestionService, MailboxReader, ImapConnections],
   exports: [IngestionService, ImapConnections],

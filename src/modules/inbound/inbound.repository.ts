@@ -1,7 +1,8 @@
 /**
- * The statements of inbound mail: matching a mail to the message it answers, recording it in its
- * thread, the effects on contacts and inboxes, and the IMAP checkpoints. Ingestion runs in one
- * workspace (the inbox's); IMAP polling spans workspaces (it visits every inbox with IMAP settings).
+ * The reads of inbound mail: matching a mail to the message it answers, its reply policy, and the
+ * inboxes to read (the inbox's IMAP checkpoint and errors are written by the inboxes module's
+ * `InboxStateRepository`). Ingestion runs in one workspace (the inbox's); IMAP polling spans
+ * workspaces (it visits every inbox with IMAP settings).
  */
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -111,25 +112,6 @@ export class InboundRepository {
     };
   }
 
-  /**
-   * Shows a problem on the inbox (`last_error`, `last_error_at`) for a person to look at; the inbox's
-   * email and status (for `inbox.error`), or undefined when it is gone.
-   */
-  async noteInboxError(
-    workspaceId: string,
-    inboxId: string,
-    message: string,
-    m?: EntityManager,
-  ): Promise<{ email: string; status: string } | undefined> {
-    const [found] = await rows<{ email: string; status: string }>(
-      m ?? this.ds.manager,
-      `UPDATE inboxes SET last_error = $3, last_error_at = now() WHERE workspace_id = $1 AND id = $2
-       RETURNING email, status`,
-      [workspaceId, inboxId, message],
-    );
-    return found;
-  }
-
   // IMAP reading (ImapConnections): every inbox with IMAP settings, in any workspace.
 
   async inboxIdsToPollAcrossWorkspaces(): Promise<string[]> {
@@ -142,34 +124,5 @@ export class InboundRepository {
 
   findInboxAcrossWorkspaces(inboxId: string): Promise<Inbox | null> {
     return this.ds.getRepository(Inbox).findOne({ where: { id: inboxId } });
-  }
-
-  /** A new mailbox generation (UIDVALIDITY changed): UIDs restart, so does the checkpoint. */
-  async resetCheckpointAcrossWorkspaces(inboxId: string, validity: string): Promise<void> {
-    await this.ds.query('UPDATE inboxes SET imap_uid_validity = $2, imap_last_uid = 0 WHERE id = $1', [
-      inboxId,
-      validity,
-    ]);
-  }
-
-  /** Moves the checkpoint past `uid` (never back, never across a UIDVALIDITY change); counts a skip. */
-  async advanceCheckpointAcrossWorkspaces(
-    inboxId: string,
-    validity: string,
-    uid: number,
-    skipped: boolean,
-  ): Promise<void> {
-    await this.ds.query(
-      `UPDATE inboxes SET imap_last_uid = $3, imap_skipped_oversize = imap_skipped_oversize + $4
-       WHERE id = $1 AND imap_uid_validity = $2 AND COALESCE(imap_last_uid, 0) < $3`,
-      [inboxId, validity, uid, skipped ? 1 : 0],
-    );
-  }
-
-  async noteInboxErrorAcrossWorkspaces(inboxId: string, message: string): Promise<void> {
-    await this.ds.query('UPDATE inboxes SET last_error = $2, last_error_at = now() WHERE id = $1', [
-      inboxId,
-      message,
-    ]);
   }
 }

@@ -31,6 +31,7 @@ import { toBounceView, type BounceView } from '../mail-reading/bounce.view.js';
 import { EnrollmentEffects } from '../enrollments/enrollment-effects.js';
 import { emailDomain, isFreeMailDomain } from './free-mail.js';
 import { toMessageEventView } from '../threads/message.view.js';
+import { InboxStateRepository } from '../inboxes/inbox-state.repository.js';
 import { InboundRepository, type OriginalMessage } from './inbound.repository.js';
 import { MessageWritesRepository } from '../threads/message-writes.repository.js';
 import { notifyReplyRecorded } from '../reply-categories/reply-recorded.js';
@@ -71,6 +72,7 @@ export class IngestionService {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly inbound: InboundRepository,
+    private readonly inboxes: InboxStateRepository,
     private readonly messages: MessageWritesRepository,
     private readonly contacts: ContactWritesRepository,
     private readonly effects: EnrollmentEffects,
@@ -275,7 +277,7 @@ export class IngestionService {
           const error = storable(
             `${verdict.reason} bounce${verdict.status ? ` ${verdict.status}` : ''} from ${email.split('@')[1] ?? email}: ${(verdict.diagnostic ?? '').slice(0, 300)}`,
           );
-          const noted = await this.inbound.noteInboxError(ws, inbox.id, error, m);
+          const noted = await this.inboxes.noteError(ws, inbox.id, error, m);
           if (noted) {
             await this.outbox.record(m, {
               workspaceId: ws,

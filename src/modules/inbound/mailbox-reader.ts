@@ -26,6 +26,7 @@ import { Slots } from '../../common/worker/slots.js';
 import { appConfig } from '../../config/app-config.js';
 import type { Inbox } from '../inboxes/entities/inbox.entity.js';
 import { IMAP_MAX_MESSAGE_BYTES } from './imap-connection-options.js';
+import { InboxStateRepository } from '../inboxes/inbox-state.repository.js';
 import { InboundRepository } from './inbound.repository.js';
 import { IngestionService } from './ingestion.service.js';
 import { isTransientFailure } from './transient-failure.js';
@@ -55,6 +56,7 @@ export class MailboxReader {
   constructor(
     private readonly inbound: InboundRepository,
     private readonly ingestion: IngestionService,
+    private readonly inboxes: InboxStateRepository,
   ) {}
 
   /** The inbox row (null when it is gone or no longer read over IMAP). */
@@ -74,7 +76,7 @@ export class MailboxReader {
     const last = sameGeneration ? (inbox.imapLastUid ?? 0) : 0;
     if (!sameGeneration) {
       // A new mailbox generation: UIDs restart, so does the checkpoint.
-      await this.inbound.resetCheckpointAcrossWorkspaces(inbox.id, validity);
+      await this.inboxes.resetCheckpointAcrossWorkspaces(inbox.id, validity);
     }
     const found = await client.search({ uid: `${last + 1}:*` }, { uid: true });
     const uids = (Array.isArray(found) ? found : []).filter((u) => u > last).sort((a, b) => a - b);
@@ -96,7 +98,7 @@ export class MailboxReader {
       if (uid <= last) continue;
       const settled = await this.settle(client, inbox, uid, size);
       counts[settled] += 1;
-      await this.inbound.advanceCheckpointAcrossWorkspaces(inbox.id, validity, uid, settled === 'skipped');
+      await this.inboxes.advanceCheckpointAcrossWorkspaces(inbox.id, validity, uid, settled === 'skipped');
       if (settled === 'ingested' && internalDate) observeImapArrival(new Date(internalDate));
     }
     return counts;

@@ -9,6 +9,7 @@ import { InboxTokens } from './oauth/inbox-tokens.service.js';
 import { OAuthFlowsRepository } from './oauth/oauth-flows.repository.js';
 import { InboxesController } from './inboxes.controller.js';
 import { InboxesRepository } from './inboxes.repository.js';
+import { InboxStateRepository } from './inbox-state.repository.js';
 import { InboxesService } from './inboxes.service.js';
 import { InboxHealthService } from './health/inbox-health.service.js';
 
@@ -17,12 +18,13 @@ import { InboxHealthService } from './health/inbox-health.service.js';
   controllers: [InboxOAuthController, OAuthCallbackController, InboxesController],
   providers: [
     InboxesRepository,
+    InboxStateRepository,
     InboxesService,
     InboxHealthService,
     OAuthFlowsRepository,
     InboxOAuthService,
     InboxTokens,
   ],
-  exports: [InboxesRepository, InboxesService, InboxTokens],
+  exports: [InboxesRepository, InboxStateRepository, InboxesService, InboxTokens],
 })
 export class InboxesModule {}

@@ -45,6 +45,7 @@ import { Outbox } from '../events/outbox.js';
 import { OAuthGrantRefused } from '../inboxes/oauth/oauth-client.js';
 import { MessageWritesRepository } from '../threads/message-writes.repository.js';
 import { CapacityBank } from './engine/capacity-bank.js';
+import { InboxStateRepository } from '../inboxes/inbox-state.repository.js';
 import { CapacityRepository } from './engine/capacity.repository.js';
 import {
   CLAIM_BATCH,
@@ -96,10 +97,11 @@ export class SendEngine {
     effects: EnrollmentEffects,
     outbox: Outbox,
     counters: MetricCounters,
+    private readonly inboxes: InboxStateRepository,
   ) {
-    const writers = { messages, enrollments, contacts, effects, outbox, counters };
+    const writers = { messages, enrollments, contacts, effects, outbox, counters, inboxes };
     this.finaliser = new Finaliser(sends, writers);
-    this.failures = new SendFailures(ds, sends, writers);
+    this.failures = new SendFailures(ds, writers);
     this.recorder = new StepRecorder(sends, capacity, this.finaliser, this.failures, writers);
   }
 
@@ -119,7 +121,7 @@ export class SendEngine {
     const chunk = paced ? 1 : Math.max(1, Math.min(RECORD_BATCH, Math.ceil(ids.length / this.concurrency())));
     const bank = paced
       ? null
-      : new CapacityBank(this.ds, this.capacity, () => Math.max(1, ids.length - next + chunk));
+      : new CapacityBank(this.ds, this.capacity, this.inboxes, () => Math.max(1, ids.length - next + chunk));
     const finalising = this.groupFinaliser();
     const ctx: TickContext = {
       bank,

@@ -9,6 +9,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { pgPool, type PgClient } from '../../database/pg-pool.js';
 import { rowsOf } from '../../database/query-rows.js';
+import { claimUndispatchedSql, MARK_DISPATCHED_SQL } from '../events/events.repository.js';
 
 export interface ClaimedRow {
   id: number;
@@ -96,15 +97,10 @@ WHERE d.id = $1 AND d.status = 'pending'`;
 /**
  * The fan-out both passes share: claim up to $1 undispatched events (`evColumns` of them), create one
  * delivery per subscribed endpoint of their workspace, first attempt at `nextAttempt`, and mark the
- * events dispatched, in one statement.
+ * events dispatched, in one statement (the events' parts are the events module's).
  */
 const fanOut = (evColumns: string, nextAttempt: string, returning: string): string => `
-WITH ev AS (
-  SELECT ${evColumns} FROM events
-  WHERE dispatched_at IS NULL
-  ORDER BY created_at
-  LIMIT $1
-  FOR UPDATE SKIP LOCKED
+WITH ev AS (${claimUndispatchedSql(evColumns)}
 ), ins AS (
   INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, event, status, next_attempt_at)
   SELECT ev.workspace_id, e.id, ev.id, ev.type, 'pending', ${nextAttempt}
@@ -113,7 +109,7 @@ WITH ev AS (
   ON CONFLICT (endpoint_id, event_id) DO NOTHING
   RETURNING ${returning}
 ), upd AS (
-  UPDATE events SET dispatched_at = now() FROM ev WHERE events.id = ev.id RETURNING 1
+  ${MARK_DISPATCHED_SQL}
 )`;
 
 const DISPATCH_SQL = `${fanOut('id, workspace_id, type', 'now() + make_interval(secs => $2::float8)', '1')}

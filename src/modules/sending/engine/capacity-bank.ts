@@ -14,6 +14,7 @@
  * worker's own due enrollments, so this only matters at the very end of a cap.
  */
 import type { DataSource } from 'typeorm';
+import type { InboxStateRepository } from '../../inboxes/inbox-state.repository.js';
 import type { CapacityRepository } from './capacity.repository.js';
 
 interface Held {
@@ -36,6 +37,7 @@ export class CapacityBank {
   constructor(
     private readonly ds: DataSource,
     private readonly capacity: CapacityRepository,
+    private readonly inboxState: InboxStateRepository,
     /** How many slots a block should ask for (the tick's enrollments not finished yet). */
     private readonly want: () => number,
   ) {}
@@ -115,7 +117,7 @@ export class CapacityBank {
   private async reserveInbox(h: Held, inboxId: string, domainLimit: number, k: number): Promise<void> {
     await this.ds.transaction(async (m) => {
       // Same lock order as a single reservation: the inbox row, then the domain counter.
-      const inbox = await this.capacity.lockInboxCount(h.workspaceId, inboxId, m);
+      const inbox = await this.inboxState.lockDailyCount(h.workspaceId, inboxId, m);
       if (!inbox || inbox.status !== 'active') return this.credit(h, 0, null);
       const today = inbox.today;
       const used = inbox.counted_day === today ? Number(inbox.sent_today) : 0;
@@ -124,7 +126,7 @@ export class CapacityBank {
       const domain = await this.capacity.lockCounter(h.workspaceId, 'domain', h.key, m, today);
       const granted = Math.min(k, inboxRoom, Math.max(0, domainLimit - domain.sent));
       if (granted > 0) {
-        await this.capacity.setInboxCount(h.workspaceId, inboxId, used + granted, today, m);
+        await this.inboxState.setDailyCount(h.workspaceId, inboxId, used + granted, today, m);
         await this.capacity.addToCounter(h.workspaceId, 'domain', h.key, today, granted, m);
       }
       this.credit(h, granted, today);
@@ -158,7 +160,7 @@ export class CapacityBank {
     }
     for (const [inboxId, h] of inboxes) {
       await this.ds.transaction(async (m) => {
-        await this.capacity.giveBackInboxCount(h.workspaceId, inboxId, h.day!, h.n, m);
+        await this.inboxState.giveBackDailyCount(h.workspaceId, inboxId, h.day!, h.n, m);
         await this.capacity.addToCounter(h.workspaceId, 'domain', h.key, h.day!, -h.n, m);
       });
       h.n = 0;

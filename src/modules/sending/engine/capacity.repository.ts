@@ -1,13 +1,14 @@
 /**
  * The daily caps of sending, as conditional writes that never pass a cap: the campaign's counter, the
- * inbox's `sent_today` and pacing slot, the sending domain's counter. Used one send at a time (with
- * pacing) or in blocks reserved for a tick (capacity-bank.ts). Every statement is of one workspace.
+ * inbox's pacing slot, the sending domain's counter (the inbox's own `sent_today` belongs to the
+ * inboxes module: `InboxStateRepository`). Used one send at a time (with pacing) or in blocks reserved
+ * for a tick (capacity-bank.ts). Every statement is of one workspace.
  */
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { rows } from '../../../database/query-rows.js';
-import { EFFECTIVE_DAILY_LIMIT_SQL } from '../../inboxes/ramp-up.js';
-import { UTC_TODAY } from './sql.js';
+import { UTC_TODAY } from '../../../common/time/dates.js';
+import { TAKE_DAILY_SEND_SQL } from '../../inboxes/inbox-state.repository.js';
 
 @Injectable()
 export class CapacityRepository {
@@ -56,7 +57,11 @@ export class CapacityRepository {
     return p ? new Date(p.next_send_at) : new Date(Date.now() + 1000);
   }
 
-  /** The inbox's daily slot and its domain's, in one statement; true when both were taken. */
+  /**
+   * The inbox's daily slot and its domain's, in one statement; true when both were taken. The inbox's
+   * part is the inboxes module's statement (`TAKE_DAILY_SEND_SQL`), composed here so that a send
+   * reserves both in one round trip.
+   */
   async takeInboxAndDomain(
     workspaceId: string,
     inboxId: string,
@@ -66,13 +71,7 @@ export class CapacityRepository {
   ): Promise<boolean> {
     const [taken] = await rows<{ inbox: number; domain: number }>(
       m,
-      `WITH inbox AS (
-         UPDATE inboxes SET
-           sent_today = CASE WHEN sent_today_date = ${UTC_TODAY} THEN sent_today + 1 ELSE 1 END,
-           sent_today_date = ${UTC_TODAY}, last_sent_at = now()
-         WHERE workspace_id = $1 AND id = $2 AND status = 'active' AND ${EFFECTIVE_DAILY_LIMIT_SQL} > 0
-           AND (sent_today_date IS DISTINCT FROM ${UTC_TODAY} OR sent_today < ${EFFECTIVE_DAILY_LIMIT_SQL})
-         RETURNING id
+      `WITH inbox AS (${TAKE_DAILY_SEND_SQL}
        ), domain AS (
          INSERT INTO send_counters (workspace_id, scope, key, day, sent)
          SELECT $1, 'domain', $3, ${UTC_TODAY}, 1 FROM inbox
@@ -125,64 +124,6 @@ export class CapacityRepository {
       `UPDATE send_counters SET sent = greatest(sent + $5, 0)
        WHERE workspace_id = $1 AND scope = $2 AND key = $3 AND day = $4::date`,
       [workspaceId, scope, key, day, by],
-    );
-  }
-
-  /**
-   * The inbox's daily count and its limit for the day (ramp-up applied), locked (same lock order as a
-   * single reservation: inbox, then domain).
-   */
-  async lockInboxCount(
-    workspaceId: string,
-    inboxId: string,
-    m: EntityManager,
-  ): Promise<
-    | { sent_today: number; counted_day: string | null; daily_limit: number; status: string; today: string }
-    | undefined
-  > {
-    const [inbox] = await rows<{
-      sent_today: number;
-      counted_day: string | null;
-      daily_limit: number;
-      status: string;
-      today: string;
-    }>(
-      m,
-      `SELECT sent_today, sent_today_date::text AS counted_day, ${EFFECTIVE_DAILY_LIMIT_SQL} AS daily_limit,
-         status, ${UTC_TODAY}::text AS today
-       FROM inboxes WHERE workspace_id = $1 AND id = $2 FOR UPDATE`,
-      [workspaceId, inboxId],
-    );
-    return inbox;
-  }
-
-  /** Sets the inbox's count of `day` (a block taken). */
-  async setInboxCount(
-    workspaceId: string,
-    inboxId: string,
-    count: number,
-    day: string,
-    m: EntityManager,
-  ): Promise<void> {
-    await m.query(
-      `UPDATE inboxes SET sent_today = $3, sent_today_date = $4::date, last_sent_at = now()
-       WHERE workspace_id = $1 AND id = $2`,
-      [workspaceId, inboxId, count, day],
-    );
-  }
-
-  /** Gives `n` unused slots of day `day` back to the inbox's count (a count of another day is left alone). */
-  async giveBackInboxCount(
-    workspaceId: string,
-    inboxId: string,
-    day: string,
-    n: number,
-    m: EntityManager,
-  ): Promise<void> {
-    await m.query(
-      `UPDATE inboxes SET sent_today = greatest(sent_today - $4, 0)
-       WHERE workspace_id = $1 AND id = $2 AND sent_today_date = $3::date`,
-      [workspaceId, inboxId, day, n],
     );
   }
 }

@@ -10,6 +10,7 @@ import type { EnrollmentStepsRepository } from '../../enrollments/enrollment-ste
 import type { Enrollment } from '../../enrollments/entities/enrollment.entity.js';
 import type { Outbox } from '../../events/outbox.js';
 import type { Inbox } from '../../inboxes/entities/inbox.entity.js';
+import type { InboxStateRepository } from '../../inboxes/inbox-state.repository.js';
 import type { SequenceStep } from '../../sequences/entities/sequence.entity.js';
 import type { MessageWritesRepository } from '../../threads/message-writes.repository.js';
 import type { WorkspaceConfig } from '../../workspaces/workspace-config.js';
@@ -158,4 +159,5 @@ export interface EngineWriters {
   effects: EnrollmentEffects;
   outbox: Outbox;
   counters: MetricCounters;
+  inboxes: InboxStateRepository;
 }

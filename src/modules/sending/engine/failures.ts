@@ -7,7 +7,6 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { logger } from '../../../common/logging/logger.js';
 import { SmtpSendError } from '../smtp-transport.pool.js';
 import { RETRY_DELAY_SECONDS, type EngineWriters, type Outcome, type Prepared } from './engine.types.js';
-import type { SendRepository } from './send.repository.js';
 import { classifySmtpFailure, refusalVerdict, type SmtpError } from './smtp-outcome.js';
 
 /** The note (message `error`, enrollment `stop_note`) of a step whose outcome is unknown. */
@@ -17,7 +16,6 @@ export const inDoubtNote = (position: number, what: string): string =>
 export class SendFailures {
   constructor(
     private readonly ds: DataSource,
-    private readonly sends: SendRepository,
     private readonly w: EngineWriters,
   ) {}
 
@@ -38,7 +36,7 @@ export class SendFailures {
 
   /** A sender-side refusal: shown on the inbox (which stays active) and announced as `inbox.error`. */
   private async inboxError(m: EntityManager, p: Prepared, error: string): Promise<void> {
-    await this.sends.noteInboxFailure(p.workspaceId, p.inbox.id, error, false, m);
+    await this.w.inboxes.noteSendFailure(p.workspaceId, p.inbox.id, error, false, m);
     await this.w.outbox.record(m, {
       workspaceId: p.workspaceId,
       type: 'inbox.error',
@@ -83,7 +81,7 @@ export class SendFailures {
     }
     await this.ds.transaction(async (m) => {
       const disable = failure.kind === 'not_sent' && failure.inboxError;
-      await this.sends.noteInboxFailure(p.workspaceId, p.inbox.id, failure.reason, disable, m);
+      await this.w.inboxes.noteSendFailure(p.workspaceId, p.inbox.id, failure.reason, disable, m);
       if (failure.kind === 'not_sent') {
         // The server cannot have accepted it: forget the record and retry later.
         await this.dropRecord(m, p, RETRY_DELAY_SECONDS);

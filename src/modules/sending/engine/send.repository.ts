@@ -1,11 +1,11 @@
 /**
  * The send path's reads (claimed enrollments with everything their step needs, inboxes, enrollments,
- * campaigns' steps) and its note of an SMTP failure on an inbox. Its writes to other modules' tables
- * go through their owners (engine.types.ts, `EngineWriters`); capacity is capacity.repository.ts. A
- * tick works on enrollments of many workspaces at once, so the batch statements span workspaces
- * (`…AcrossWorkspaces`) and every row they return carries its workspace id; statements on one known
- * row take its workspace id first. Hand-written SQL: this is the hottest path of the service. Stateless:
- * every method runs on the manager passed.
+ * campaigns' steps). Its writes to other modules' tables go through their owners (engine.types.ts,
+ * `EngineWriters`); capacity is capacity.repository.ts. A tick works on enrollments of many
+ * workspaces at once, so the batch statements span workspaces (`…AcrossWorkspaces`) and every row
+ * they return carries its workspace id; statements on one known row take its workspace id first.
+ * Hand-written SQL: this is the hottest path of the service. Stateless: every method runs on the
+ * manager passed.
  */
 import { Injectable } from '@nestjs/common';
 import { In, type EntityManager } from 'typeorm';
@@ -81,21 +81,6 @@ export class SendRepository {
   /** Inboxes by id (callers check each one's workspace). */
   findInboxesAcrossWorkspaces(ids: string[], m: EntityManager): Promise<Inbox[]> {
     return ids.length ? m.getRepository(Inbox).find({ where: { id: In(ids) } }) : Promise.resolve([]);
-  }
-
-  /** Shows an SMTP failure on the inbox, and takes it out of rotation when `disable`. */
-  async noteInboxFailure(
-    workspaceId: string,
-    inboxId: string,
-    reason: string,
-    disable: boolean,
-    m: EntityManager,
-  ): Promise<void> {
-    await m.query(
-      `UPDATE inboxes SET last_error = $3, last_error_at = now(), status = CASE WHEN $4 THEN 'error' ELSE status END
-       WHERE workspace_id = $1 AND id = $2`,
-      [workspaceId, inboxId, reason, disable],
-    );
   }
 
   // Finalising a group of accepted sends (set-based: a fixed number of statements per group).

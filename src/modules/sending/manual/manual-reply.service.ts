@@ -36,9 +36,9 @@ import type { Message } from '../../threads/entities/message.entity.js';
 import { MessageWritesRepository } from '../../threads/message-writes.repository.js';
 import { toMessageView, type MessageView } from '../../threads/message.view.js';
 import { signUnsubscribeToken } from '../../unsubscribe/unsubscribe-token.js';
+import { InboxStateRepository } from '../../inboxes/inbox-state.repository.js';
 import { CapacityRepository } from '../engine/capacity.repository.js';
 import { newMessageId, replySubject, unsubscribeHeaders, unsubscribeUrl } from '../engine/compose.js';
-import { SendRepository } from '../engine/send.repository.js';
 import { countSend } from '../../../common/metrics/metrics.js';
 import {
   classifySmtpFailure,
@@ -97,7 +97,7 @@ export class ManualReplyService {
     @InjectDataSource() private readonly ds: DataSource,
     private readonly replies: ManualReplyRepository,
     private readonly capacity: CapacityRepository,
-    private readonly sends: SendRepository,
+    private readonly inboxes: InboxStateRepository,
     private readonly transports: SmtpTransportPool,
     private readonly messages: MessageWritesRepository,
     private readonly effects: EnrollmentEffects,
@@ -293,7 +293,7 @@ export class ManualReplyService {
     }
     if (failure.kind === 'unknown') {
       const message = await this.ds.transaction(async (m) => {
-        await this.sends.noteInboxFailure(workspaceId, ctx.inbox.id, failure.reason, false, m);
+        await this.inboxes.noteSendFailure(workspaceId, ctx.inbox.id, failure.reason, false, m);
         const note = unknownNote(`was handed to the SMTP server but no final reply came (${failure.reason})`);
         await this.messages.markFailed(workspaceId, r.id, note, m);
         return this.replies.findMessage(workspaceId, r.id, m);
@@ -302,12 +302,12 @@ export class ManualReplyService {
       return { status: 202, message: toMessageView(message) };
     }
     const resolved = await this.ds.transaction(async (m) => {
-      await this.sends.noteInboxFailure(workspaceId, ctx.inbox.id, failure.reason, failure.inboxError, m);
+      await this.inboxes.noteSendFailure(workspaceId, ctx.inbox.id, failure.reason, failure.inboxError, m);
       if (!(await this.messages.dropSending(workspaceId, r.id, m))) {
         // Resolved meanwhile (see reply()): the record stands, its slot stays taken.
         return this.replies.findMessage(workspaceId, r.id, m);
       }
-      await this.capacity.giveBackInboxCount(workspaceId, ctx.inbox.id, r.day, 1, m);
+      await this.inboxes.giveBackDailyCount(workspaceId, ctx.inbox.id, r.day, 1, m);
       await this.capacity.addToCounter(workspaceId, 'domain', ctx.inbox.domain.toLowerCase(), r.day, -1, m);
       return null;
     });
