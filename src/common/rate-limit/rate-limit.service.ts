@@ -29,7 +29,14 @@ export class RateLimitService {
   /** Until when (epoch ms) requests skip the limiter after Redis failed. */
   private skipUntil = 0;
 
-  constructor(@Inject(REDIS) private readonly redis: Redis) {}
+  constructor(@Inject(REDIS) private readonly redis: Redis) {
+    // A limiter defines its Lua command on the client when it is created, and ioredis copies a
+    // client's commands into an auto-pipeline when the pipeline is created: a limiter first created
+    // during a request could meet a pipeline opened earlier in the same turn without the command,
+    // and ioredis then threw outside any promise and took the process down (redis/ioredis#1931).
+    // Created here, before any request, the command is on the client before any pipeline.
+    this.limiter(1);
+  }
 
   private limiter(points: number): RateLimiterRedis {
     let limiter = this.limiters.get(points);
