@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { runMigrations } from '../../src/database/migrate.js';
 import { signUnsubscribeToken } from '../../src/modules/unsubscribe/unsubscribe-token.js';
+import { asWorkspaceId } from '../../src/common/tenant/workspace-id.js';
 import { ensureBuilt, sleep, startService, stopAllServices, type Service } from '../helpers/processes.js';
 
 describe('fault: unsubscribe tokens stay out of the logs', () => {
@@ -24,7 +25,7 @@ describe('fault: unsubscribe tokens stay out of the logs', () => {
 
   it('neither the access log nor any other line prints the token of /u/{token}', async () => {
     const genuine = signUnsubscribeToken({
-      workspaceId: randomUUID(),
+      workspaceId: asWorkspaceId(randomUUID()),
       contactId: 987654321,
       campaignId: 123456789,
       enrollmentId: 555555555,

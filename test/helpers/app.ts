@@ -24,6 +24,7 @@ import {
 import { WorkspacesService } from '../../src/modules/workspaces/workspaces.service.js';
 import { PROVISIONING_SCOPES, WORKSPACE_SCOPES } from '../../src/common/auth/scopes.js';
 import type { CreateKeyInput } from '../../src/modules/api-keys/api-keys.service.js';
+import type { WorkspaceId } from '../../src/common/tenant/workspace-id.js';
 
 export async function bootApp(): Promise<NestExpressApplication> {
   await runMigrations();
@@ -77,7 +78,7 @@ export function useApp(options: AppFixtureOptions = {}): void {
 
 export interface TestTenant {
   organizationId: string;
-  workspaceId: string;
+  workspaceId: WorkspaceId;
   /** Workspace key with every workspace scope. */
   token: string;
   /** Provisioning key with both provisioning scopes. */

@@ -15,6 +15,7 @@ import { runMigrations } from '../../src/database/migrate.js';
 import { ImportsRepository } from '../../src/modules/imports/imports.repository.js';
 import { ImportsService } from '../../src/modules/imports/imports.service.js';
 import { waitFor } from '../helpers/wait.js';
+import { asWorkspaceId, type WorkspaceId } from '../../src/common/tenant/workspace-id.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const TOTAL = 50_000;
@@ -38,7 +39,7 @@ describe('imports survive kill -9 of the worker', () => {
     await db?.destroy();
   });
 
-  async function tenant(plan = { maxContacts: 1_000_000, rowCap: 100_000 }): Promise<string> {
+  async function tenant(plan = { maxContacts: 1_000_000, rowCap: 100_000 }): Promise<WorkspaceId> {
     const [{ id: org }] = (await db.query(
       `INSERT INTO organizations (name, max_contacts_per_workspace, import_row_cap) VALUES ('Kill', $1, $2)
        RETURNING id`,
@@ -48,7 +49,7 @@ describe('imports survive kill -9 of the worker', () => {
       `INSERT INTO workspaces (organization_id, name, config) VALUES ($1, 'Kill', '{}') RETURNING id`,
       [org],
     )) as Array<{ id: string }>;
-    return id;
+    return asWorkspaceId(id);
   }
 
   function startWorker(): ChildProcess {

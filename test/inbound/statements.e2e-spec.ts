@@ -10,6 +10,7 @@ import pg from 'pg';
 import { IngestionService } from '../../src/modules/inbound/ingestion.service.js';
 import { createTenant, useApp, app, q, one, FAST_SENDING, enrollment } from '../helpers/app.js';
 import type { TestTenant } from '../helpers/app.js';
+import type { WorkspaceId } from '../../src/common/tenant/workspace-id.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/mail-servers.js';
 import { sendFirstSteps, seedInboundCampaign, type FirstSend } from '../helpers/seed.js';
 
@@ -28,7 +29,7 @@ describe('statements per reply', () => {
   let sink: SmtpSink;
   let t: TestTenant;
   const sent = new Map<string, FirstSend>();
-  let inbox: { id: string; workspaceId: string; email: string };
+  let inbox: { id: string; workspaceId: WorkspaceId; email: string };
 
   beforeAll(async () => {
     sink = await startSmtpSink();

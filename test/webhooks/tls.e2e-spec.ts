@@ -29,6 +29,7 @@ import { recordEvents } from '../helpers/domain-writes.js';
 import { generateSecret } from '../../src/modules/webhooks/signing.js';
 import { ensureBuilt, startWorkerProcess } from '../helpers/processes.js';
 import { waitFor } from '../helpers/wait.js';
+import { asWorkspaceId, type WorkspaceId } from '../../src/common/tenant/workspace-id.js';
 
 const FIXTURES = resolve('test/fixtures/tls');
 const CA_FILE = join(FIXTURES, 'ca.crt');
@@ -155,8 +156,8 @@ describe('webhooks over TLS', () => {
     return started.child;
   };
 
-  const addEndpoint = async (url: string): Promise<{ workspaceId: string; secret: string }> => {
-    const workspaceId = randomUUID();
+  const addEndpoint = async (url: string): Promise<{ workspaceId: WorkspaceId; secret: string }> => {
+    const workspaceId = asWorkspaceId(randomUUID());
     const secret = generateSecret();
     const [{ id }] = (await db.query(
       `INSERT INTO webhook_endpoints (workspace_id, url, events, status, secret_sealed)
@@ -170,7 +171,7 @@ describe('webhooks over TLS', () => {
     return { workspaceId, secret };
   };
 
-  const emit = async (workspaceId: string): Promise<string> => {
+  const emit = async (workspaceId: WorkspaceId): Promise<string> => {
     const contactId = randomUUID();
     await db.transaction((m) =>
       recordEvents(m, [

@@ -8,6 +8,7 @@ import { verify as octokitVerify } from '@octokit/webhooks-methods';
 import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
 import type { EventType } from '../../src/modules/events/event-types.js';
+import type { WorkspaceId } from '../../src/common/tenant/workspace-id.js';
 import { recordEvent, recordEvents } from '../helpers/domain-writes.js';
 import { EventRetentionService } from '../../src/modules/webhooks/event-retention.service.js';
 import { api, createTenant, type TestTenant, workspaceKey, useApp, app } from '../helpers/app.js';
@@ -61,7 +62,11 @@ describe('webhooks', () => {
 
   const at = (path: string): Received[] => received.filter((r) => r.path === path);
 
-  const emit = async (workspaceId: string, type: EventType, data: Record<string, unknown>): Promise<void> => {
+  const emit = async (
+    workspaceId: WorkspaceId,
+    type: EventType,
+    data: Record<string, unknown>,
+  ): Promise<void> => {
     await app.get(DataSource).transaction((m) => recordEvent(m, { workspaceId, type, data }));
   };
 

@@ -17,6 +17,7 @@ import { recordEvents } from '../helpers/domain-writes.js';
 import { generateSecret } from '../../src/modules/webhooks/signing.js';
 import { startWorkerProcess } from '../helpers/processes.js';
 import { waitFor } from '../helpers/wait.js';
+import { asWorkspaceId } from '../../src/common/tenant/workspace-id.js';
 
 const TOTAL = 2000;
 
@@ -65,7 +66,7 @@ describe('webhooks survive kill -9', () => {
   });
 
   it('delivers all 2,000 events at least once across a SIGKILL and a restart', async () => {
-    const workspaceId = randomUUID();
+    const workspaceId = asWorkspaceId(randomUUID());
     const [{ id }] = (await db.query(
       `INSERT INTO webhook_endpoints (workspace_id, url, events, status, secret_sealed)
        VALUES ($1, $2, ARRAY['contact', 'message'], 'enabled', '') RETURNING id`,

@@ -1,4 +1,5 @@
 import type { KeyTier } from './token.js';
+import type { WorkspaceId } from '../tenant/workspace-id.js';
 
 /** The resolved credential of a request: who is calling, for which tenant, with what rights. */
 export interface Principal {
@@ -8,7 +9,7 @@ export interface Principal {
   prefix: string;
   scopes: string[];
   /** Set for workspace keys only. */
-  workspaceId: string | null;
+  workspaceId: WorkspaceId | null;
   /** The organization of the key (provisioning) or of its workspace (workspace keys). */
   organizationId: string;
   rateLimit: number;
@@ -18,7 +19,7 @@ export interface Principal {
 
 /** What a workspace-data handler receives: the tenant fixed by the key, never by the request. */
 export interface WorkspaceTenant {
-  workspaceId: string;
+  workspaceId: WorkspaceId;
   organizationId: string;
 }
 

@@ -1,6 +1,7 @@
 /**
  * The tenant is part of every query's type: reads and writes take `workspaceId` first and the
- * `where` object cannot name it. A forgotten tenant filter is a compile error, not a leak.
+ * `where` object cannot name it. A forgotten tenant filter is a compile error, not a leak. The id is a
+ * `WorkspaceId` (./workspace-id.ts), so another string passed in its place is a compile error too.
  *
  * `TenantScope` is the query helper: it cannot be built without a workspace id, and every statement it
  * builds carries `workspace_id = <that id>`. `TenantRepository` is the base of ORM-backed repositories:
@@ -18,9 +19,10 @@ import type {
   SelectQueryBuilder,
 } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
+import type { WorkspaceId } from './workspace-id.js';
 
 export interface TenantScoped extends ObjectLiteral {
-  workspaceId: string;
+  workspaceId: WorkspaceId;
 }
 
 export type TenantWhere<T extends TenantScoped> = Omit<FindOptionsWhere<T>, 'workspaceId'>;
@@ -29,7 +31,7 @@ export type TenantWhere<T extends TenantScoped> = Omit<FindOptionsWhere<T>, 'wor
 export class TenantScope<T extends TenantScoped> {
   constructor(
     private readonly repo: Repository<T>,
-    readonly workspaceId: string,
+    readonly workspaceId: WorkspaceId,
   ) {
     if (typeof workspaceId !== 'string' || workspaceId.length === 0) {
       throw new Error('a tenant scope needs a workspace id');
@@ -92,7 +94,7 @@ export abstract class TenantRepository<T extends TenantScoped> {
   }
 
   /** Statements of one workspace (in `manager`'s transaction when given). */
-  protected scope(workspaceId: string, manager?: EntityManager): TenantScope<T> {
+  protected scope(workspaceId: WorkspaceId, manager?: EntityManager): TenantScope<T> {
     return new TenantScope(this.#orm(manager), workspaceId);
   }
 
@@ -102,16 +104,16 @@ export abstract class TenantRepository<T extends TenantScoped> {
   }
 
   /** A query builder already filtered to the tenant, for lists and reports. */
-  protected query(workspaceId: string, alias: string, manager?: EntityManager): SelectQueryBuilder<T> {
+  protected query(workspaceId: WorkspaceId, alias: string, manager?: EntityManager): SelectQueryBuilder<T> {
     return this.scope(workspaceId, manager).queryBuilder(alias);
   }
 
-  findOne(workspaceId: string, where: TenantWhere<T>, manager?: EntityManager): Promise<T | null> {
+  findOne(workspaceId: WorkspaceId, where: TenantWhere<T>, manager?: EntityManager): Promise<T | null> {
     return this.scope(workspaceId, manager).findOne(where);
   }
 
   findMany(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     where: TenantWhere<T> = {} as TenantWhere<T>,
     order?: FindOptionsOrder<T>,
     manager?: EntityManager,
@@ -120,17 +122,21 @@ export abstract class TenantRepository<T extends TenantScoped> {
   }
 
   /** Locks the row for the rest of the transaction. */
-  findOneForUpdate(workspaceId: string, where: TenantWhere<T>, manager: EntityManager): Promise<T | null> {
+  findOneForUpdate(
+    workspaceId: WorkspaceId,
+    where: TenantWhere<T>,
+    manager: EntityManager,
+  ): Promise<T | null> {
     return this.scope(workspaceId, manager).findOneForUpdate(where);
   }
 
-  insert(workspaceId: string, values: DeepPartial<T>, manager?: EntityManager): Promise<T> {
+  insert(workspaceId: WorkspaceId, values: DeepPartial<T>, manager?: EntityManager): Promise<T> {
     return this.scope(workspaceId, manager).insert(values);
   }
 
   /** Subclasses expose named methods over it (what changes, and why); services do not patch rows. */
   protected update(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     where: TenantWhere<T>,
     patch: QueryDeepPartialEntity<T>,
     manager?: EntityManager,
@@ -139,7 +145,7 @@ export abstract class TenantRepository<T extends TenantScoped> {
   }
 
   count(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     where: TenantWhere<T> = {} as TenantWhere<T>,
     manager?: EntityManager,
   ): Promise<number> {

@@ -5,6 +5,7 @@ import { TenantRepository } from '../../common/tenant/tenant.repository.js';
 import { DailyMetric } from './entities/daily-metric.entity.js';
 import { paginate, type Page, type PageQueryDto } from '../../common/http/pagination.js';
 import { rows } from '../../database/query-rows.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 @Injectable()
 export class DailyMetricsRepository extends TenantRepository<DailyMetric> {
@@ -14,7 +15,7 @@ export class DailyMetricsRepository extends TenantRepository<DailyMetric> {
 
   /** A page of daily rows between two dates (inclusive), optionally of one campaign. */
   page(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     query: PageQueryDto,
     filter: { from: string; to: string; campaignId?: number },
   ): Promise<Page<DailyMetric>> {
@@ -60,7 +61,7 @@ const COLUMNS: Record<MetricName, string> = {
 @Injectable()
 export class DailyMetricCountersRepository {
   async bump(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     campaignId: number,
     metric: MetricName,
     manager: EntityManager,
@@ -96,7 +97,7 @@ export type StepAttribution = { messageId: number } | { threadId: number } | { e
 
 /** One increment of a step counter (the send path's batch form). */
 export interface StepMetricBump {
-  workspaceId: string;
+  workspaceId: WorkspaceId;
   campaignId: number;
   stepPosition: number;
   variant: string;
@@ -176,7 +177,7 @@ export class StepMetricCountersRepository {
    * back (a reply corrected away from `interested`).
    */
   async bumpAttributed(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     campaignId: number,
     metric: StepMetricName,
     to: StepAttribution,
@@ -206,7 +207,7 @@ export class StepMetricCountersRepository {
 
   /** A campaign's counters per step and variant, summed over the UTC days `from`..`to` (inclusive). */
   sumsOfCampaign(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     campaignId: number,
     range: { from: string; to: string },
     manager: EntityManager,

@@ -11,6 +11,7 @@ import { DailyMetricsRepository, StepMetricCountersRepository } from './analytic
 import type { StepMetricsQueryDto, StepMetricView } from './dto/step-metrics.dto.js';
 import type { DailyMetricsQueryDto, DailyMetricView } from './dto/daily-metrics.dto.js';
 import type { DailyMetric } from './entities/daily-metric.entity.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 export const DEFAULT_RANGE_DAYS = 30;
 
@@ -56,7 +57,7 @@ export class AnalyticsService {
    * row per step and variant with any activity, in step then variant order. They add up to the
    * campaign's daily totals of the same days.
    */
-  async steps(workspaceId: string, query: StepMetricsQueryDto): Promise<Page<StepMetricView>> {
+  async steps(workspaceId: WorkspaceId, query: StepMetricsQueryDto): Promise<Page<StepMetricView>> {
     const range = dayRange(query);
     const found = await this.stepMetrics.sumsOfCampaign(
       workspaceId,
@@ -79,7 +80,7 @@ export class AnalyticsService {
     return { items, nextCursor: null, prevCursor: null, perPage: items.length };
   }
 
-  daily(workspaceId: string, query: DailyMetricsQueryDto): Promise<Page<DailyMetric>> {
+  daily(workspaceId: WorkspaceId, query: DailyMetricsQueryDto): Promise<Page<DailyMetric>> {
     const { from, to } = dayRange(query);
     return this.metrics.page(workspaceId, query, { from, to, campaignId: query.campaign_id });
   }

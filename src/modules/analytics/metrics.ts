@@ -15,6 +15,7 @@ import {
   type StepMetricBump,
   type StepMetricName,
 } from './analytics.repository.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 export type { MetricName, StepAttribution, StepMetricBump, StepMetricName };
 
@@ -28,7 +29,7 @@ export class MetricCounters {
   /** `by` more `metric` on the campaign's daily row of `at`'s UTC day. */
   bump(
     manager: EntityManager,
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     campaignId: number,
     metric: MetricName,
     by = 1,
@@ -43,7 +44,7 @@ export class MetricCounters {
    */
   bumpStep(
     manager: EntityManager,
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     campaignId: number,
     metric: StepMetricName,
     to: StepAttribution,

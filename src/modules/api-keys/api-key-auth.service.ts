@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { hashToken, parseToken } from '../../common/auth/token.js';
 import type { Principal } from '../../common/auth/principal.js';
 import { DEFAULT_RATE_LIMIT } from '../../common/auth/scopes.js';
+import { asWorkspaceId } from '../../common/tenant/workspace-id.js';
 import { appConfig } from '../../config/app-config.js';
 import { logger } from '../../common/logging/logger.js';
 import { ApiKeysRepository, LOOKUP_SQL, type KeyRow } from './api-keys.repository.js';
@@ -41,7 +42,7 @@ export class ApiKeyAuthService {
       name: row.name,
       prefix: row.prefix,
       scopes: row.scopes,
-      workspaceId: row.workspace_id,
+      workspaceId: row.workspace_id === null ? null : asWorkspaceId(row.workspace_id),
       organizationId: row.org_id,
       rateLimit: row.rate_limit ?? row.org_rate_limit ?? DEFAULT_RATE_LIMIT[row.tier],
       expiresAt: row.expires_at,

@@ -1,6 +1,7 @@
 /** An API key as `GET /me` and the CLI show it (never its secret or hash). */
 import type { KeyTier } from '../../common/auth/token.js';
 import type { ApiKey } from './entities/api-key.entity.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 export interface ApiKeyView {
   id: number;
@@ -8,7 +9,7 @@ export interface ApiKeyView {
   name: string;
   prefix: string;
   scopes: string[];
-  workspace_id: string | null;
+  workspace_id: WorkspaceId | null;
   organization_id: string | null;
   expires_at: string | null;
   allowed_ips: string[];

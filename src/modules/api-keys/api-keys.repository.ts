@@ -8,6 +8,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { pgPool } from '../../database/pg-pool.js';
 import { ApiKey } from './entities/api-key.entity.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 export interface KeyRow {
   id: number;
@@ -50,7 +51,7 @@ export class ApiKeysRepository {
     await this.db.query('UPDATE api_keys SET last_used_at = now() WHERE id = $1', [keyId]);
   }
 
-  async workspaceExists(workspaceId: string, manager?: EntityManager): Promise<boolean> {
+  async workspaceExists(workspaceId: WorkspaceId, manager?: EntityManager): Promise<boolean> {
     const found = (await (manager ?? this.db.manager).query('SELECT 1 FROM workspaces WHERE id = $1', [
       workspaceId,
     ])) as unknown[];
@@ -65,12 +66,12 @@ export class ApiKeysRepository {
   }
 
   /** A key of `workspaceId` (workspace tier) or of its organization (provisioning tier, workspaceId null). */
-  insert(workspaceId: string | null, values: Partial<ApiKey>, manager?: EntityManager): Promise<ApiKey> {
+  insert(workspaceId: WorkspaceId | null, values: Partial<ApiKey>, manager?: EntityManager): Promise<ApiKey> {
     const repo = this.repo(manager);
     return repo.save(repo.create({ ...values, workspaceId }));
   }
 
-  listForWorkspace(workspaceId: string): Promise<ApiKey[]> {
+  listForWorkspace(workspaceId: WorkspaceId): Promise<ApiKey[]> {
     return this.repo().find({ where: { workspaceId }, order: { createdAt: 'DESC', id: 'DESC' } });
   }
 

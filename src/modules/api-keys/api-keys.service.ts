@@ -6,6 +6,7 @@ import { PROVISIONING_SCOPES, WORKSPACE_SCOPES } from '../../common/auth/scopes.
 import { displayPrefix, generateToken, hashToken, type KeyTier } from '../../common/auth/token.js';
 import { ApiError } from '../../common/http/api-error.js';
 import { isUuid } from '../../common/http/id-params.js';
+import { asWorkspaceId } from '../../common/tenant/workspace-id.js';
 import { appConfig } from '../../config/app-config.js';
 import { ApiKeyAuthService } from './api-key-auth.service.js';
 import { ApiKeysRepository } from './api-keys.repository.js';
@@ -68,7 +69,7 @@ export class ApiKeysService {
   async create(input: CreateKeyInput, manager?: EntityManager): Promise<{ key: ApiKey; token: string }> {
     this.validate(input);
     if (input.tier === 'workspace') {
-      if (!(await this.keys.workspaceExists(input.workspaceId!, manager)))
+      if (!(await this.keys.workspaceExists(asWorkspaceId(input.workspaceId!), manager)))
         throw ApiError.notFound('Workspace');
     } else {
       if (!(await this.keys.organizationExists(input.organizationId!, manager))) {
@@ -77,7 +78,7 @@ export class ApiKeysService {
     }
     const token = generateToken(input.tier);
     const key = await this.keys.insert(
-      input.tier === 'workspace' ? input.workspaceId!.toLowerCase() : null,
+      input.tier === 'workspace' ? asWorkspaceId(input.workspaceId!.toLowerCase()) : null,
       {
         tier: input.tier,
         name: input.name?.trim() || `${input.tier} key`,
@@ -99,7 +100,7 @@ export class ApiKeysService {
     const id = filter.workspaceId ?? filter.organizationId ?? '';
     if (!isUuid(id)) throw ApiError.validation(filter.workspaceId ? 'workspace' : 'org', 'must be a UUID');
     return filter.workspaceId
-      ? this.keys.listForWorkspace(filter.workspaceId)
+      ? this.keys.listForWorkspace(asWorkspaceId(filter.workspaceId))
       : this.keys.listForOrganization(id);
   }
 

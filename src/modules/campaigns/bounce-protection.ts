@@ -13,6 +13,7 @@ import type { EntityManager } from 'typeorm';
 import { logger } from '../../common/logging/logger.js';
 import { effectiveConfig, type WorkspaceConfig } from '../workspaces/workspace-config.js';
 import { CampaignGuardsRepository } from './campaigns.repository.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 /** The sends a rate is computed over (the newest of the campaign's window). */
 export const BOUNCE_WINDOW_SENDS = 100;
@@ -32,7 +33,7 @@ export class BounceProtection {
    * Pauses the campaign when its recent bounce rate is over the workspace's threshold; whether it did.
    * Run in the transaction that recorded a hard bounce of the campaign.
    */
-  async pauseOnBounceRate(m: EntityManager, workspaceId: string, campaignId: number): Promise<boolean> {
+  async pauseOnBounceRate(m: EntityManager, workspaceId: WorkspaceId, campaignId: number): Promise<boolean> {
     const recent = await this.guards.recentSendOutcomes(workspaceId, campaignId, BOUNCE_WINDOW_SENDS, m);
     if (!recent) return false;
     const percent = effectiveConfig(recent.config as Partial<WorkspaceConfig>).bounce_rate_pause_percent;

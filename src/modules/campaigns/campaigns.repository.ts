@@ -6,6 +6,7 @@ import { Campaign } from './entities/campaign.entity.js';
 import { paginate, type Page, type PageQueryDto } from '../../common/http/pagination.js';
 import type { EntityManager } from 'typeorm';
 import { rows } from '../../database/query-rows.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 @Injectable()
 export class CampaignsRepository extends TenantRepository<Campaign> {
@@ -15,7 +16,7 @@ export class CampaignsRepository extends TenantRepository<Campaign> {
 
   /** Stores a campaign's settings and status as a change (`PATCH /campaigns/{id}`) left them. */
   async saveChanges(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     id: number,
     fields: Partial<Campaign>,
     manager: EntityManager,
@@ -24,7 +25,7 @@ export class CampaignsRepository extends TenantRepository<Campaign> {
   }
 
   /** A page of the workspace's rows, newest first. */
-  page(workspaceId: string, query: PageQueryDto): Promise<Page<Campaign>> {
+  page(workspaceId: WorkspaceId, query: PageQueryDto): Promise<Page<Campaign>> {
     return paginate(this.query(workspaceId, 'c'), 'c', query, {
       tenant: workspaceId,
       route: 'campaigns.index',
@@ -32,7 +33,7 @@ export class CampaignsRepository extends TenantRepository<Campaign> {
   }
 
   /** The campaign, share-locked for the rest of the transaction (enrolling: it cannot change status meanwhile). */
-  findForShare(workspaceId: string, id: number, manager: EntityManager): Promise<Campaign | null> {
+  findForShare(workspaceId: WorkspaceId, id: number, manager: EntityManager): Promise<Campaign | null> {
     return this.scope(workspaceId, manager).findOneForShare({ id });
   }
 }
@@ -59,7 +60,7 @@ export class CampaignGuardsRepository {
    * workspace's traffic since then, not by the workspace's whole history.
    */
   async recentSendOutcomes(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     campaignId: number,
     window: number,
     manager: EntityManager,
@@ -83,7 +84,7 @@ export class CampaignGuardsRepository {
 
   /** Pauses the campaign for its bounce rate, if it is still active; whether it did. */
   async pauseForBounceRate(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     campaignId: number,
     manager: EntityManager,
   ): Promise<boolean> {

@@ -21,6 +21,7 @@ import type { Campaign, CampaignSchedule } from './entities/campaign.entity.js';
 import { SCHEDULE_CHANGE_LISTENER, type ScheduleChangeListener } from './schedule-change-listener.js';
 import { sameSchedule, scheduleProblem } from './schedule.js';
 import { toCampaignView, type CampaignView } from './campaign.view.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 const toSchedule = (s: CampaignSchedule): CampaignSchedule => ({
   timezone: s.timezone,
@@ -40,7 +41,7 @@ export class CampaignsService {
   ) {}
 
   /** A referenced sequence must be this workspace's and not archived. */
-  private async checkSequence(workspaceId: string, id: number, manager: EntityManager): Promise<void> {
+  private async checkSequence(workspaceId: WorkspaceId, id: number, manager: EntityManager): Promise<void> {
     const seq = await this.sequences.findOne(workspaceId, { id }, manager);
     if (!seq)
       throw ApiError.validation('sequence_id', 'sequence_id does not name a sequence of this workspace');
@@ -49,7 +50,7 @@ export class CampaignsService {
   }
 
   /** Every referenced inbox must be this workspace's. */
-  private async checkInboxes(workspaceId: string, ids: string[], manager: EntityManager): Promise<void> {
+  private async checkInboxes(workspaceId: WorkspaceId, ids: string[], manager: EntityManager): Promise<void> {
     if (!ids.length) return;
     const found = await this.inboxes.findMany(workspaceId, { id: In(ids) }, undefined, manager);
     const known = new Set(found.map((i) => i.id));
@@ -69,7 +70,7 @@ export class CampaignsService {
   }
 
   /** What an active campaign needs; throws 422 naming the first missing piece. */
-  private async checkReady(workspaceId: string, c: Campaign, manager: EntityManager): Promise<void> {
+  private async checkReady(workspaceId: WorkspaceId, c: Campaign, manager: EntityManager): Promise<void> {
     if (c.sequenceId === null)
       throw ApiError.validation('sequence_id', 'An active campaign needs a sequence');
     const seq = await this.sequences.findOne(workspaceId, { id: c.sequenceId }, manager);
@@ -86,7 +87,7 @@ export class CampaignsService {
     this.checkSchedule(c.schedule);
   }
 
-  async create(workspaceId: string, body: CreateCampaignDto): Promise<CampaignView> {
+  async create(workspaceId: WorkspaceId, body: CreateCampaignDto): Promise<CampaignView> {
     this.checkSchedule(body.schedule);
     return this.db.transaction(async (manager) => {
       if (body.sequence_id) await this.checkSequence(workspaceId, body.sequence_id, manager);
@@ -112,17 +113,17 @@ export class CampaignsService {
     });
   }
 
-  async show(workspaceId: string, id: number): Promise<CampaignView> {
+  async show(workspaceId: WorkspaceId, id: number): Promise<CampaignView> {
     const row = await this.campaigns.findOne(workspaceId, { id });
     if (!row) throw ApiError.notFound();
     return toCampaignView(row);
   }
 
-  async list(workspaceId: string, query: PageQueryDto): Promise<Page<Campaign>> {
+  async list(workspaceId: WorkspaceId, query: PageQueryDto): Promise<Page<Campaign>> {
     return this.campaigns.page(workspaceId, query);
   }
 
-  async update(workspaceId: string, id: number, body: UpdateCampaignDto): Promise<CampaignView> {
+  async update(workspaceId: WorkspaceId, id: number, body: UpdateCampaignDto): Promise<CampaignView> {
     this.checkSchedule(body.schedule);
     return this.db.transaction(async (manager) => {
       const row = await this.campaigns.findOneForUpdate(workspaceId, { id }, manager);

@@ -5,12 +5,13 @@
  * never import enrollments (enrollments import campaigns).
  */
 import type { EntityManager } from 'typeorm';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 export interface ScheduleChangeListener {
   /** Re-evaluates what the old schedule deferred; how many rows moved. */
   scheduleChanged(
     m: EntityManager,
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     campaignId: number,
     sequenceId: number | null,
   ): Promise<number>;

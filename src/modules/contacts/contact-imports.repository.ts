@@ -8,6 +8,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { outboxInsertFrom } from '../events/events.repository.js';
 import { CUSTOM_FIELDS_MAX_KEYS } from './contact-fields.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 /** Valid, first-of-their-address staged rows of one chunk ($1 import, ($2, $3] row range). */
 const SRC = `src AS (
@@ -118,7 +119,7 @@ ORDER BY src.row_number`;
 export class ContactImportsRepository {
   /** Inserts the new contacts of staged rows ($2, $3] of import `importId` (with their `contact.created` events); their addresses. */
   async insertFromImport(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     importId: number,
     from: number,
     to: number,
@@ -134,7 +135,7 @@ export class ContactImportsRepository {
 
   /** Merges staged rows ($2, $3] of import `importId` into existing contacts not in `handled`; their addresses. */
   async mergeFromImport(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     importId: number,
     from: number,
     to: number,
@@ -151,7 +152,7 @@ export class ContactImportsRepository {
 
   /** Valid rows of the chunk neither inserted nor updated, and whether their contact exists. */
   async leftoversOfImport(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     importId: number,
     from: number,
     to: number,

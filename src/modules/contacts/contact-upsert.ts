@@ -22,6 +22,7 @@ import { contactFromRow, toContactView } from './contact.view.js';
 import { ContactRowDto } from './dto/upsert-contact.dto.js';
 import type { Contact, ContactSource, ContactStage } from './entities/contact.entity.js';
 import { ContactWritesRepository } from './contact-writes.repository.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 /**
  * One contact to upsert, already validated (see `validateContactRow`). A property that is absent is
@@ -90,7 +91,7 @@ export class ContactUpsert {
    */
   async upsert(
     manager: EntityManager,
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     rows: ContactUpsertRow[],
     options: UpsertOptions,
   ): Promise<UpsertOutcome[]> {

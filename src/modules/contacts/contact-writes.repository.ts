@@ -13,6 +13,7 @@ import type { SuppressionReason } from '../suppressions/entities/suppression.ent
 import type { SuppressedContacts } from '../suppressions/suppressed-contacts.js';
 import { SUPPRESSION_LOOKUP_SQL } from '../suppressions/suppressions.repository.js';
 import { CUSTOM_FIELDS_MAX_KEYS } from './contact-fields.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 /** Merged columns: SQL expression over `c` (current row) and `i.d` (input jsonb). */
 const NULLABLE_COLUMNS = ['first_name', 'last_name', 'company', 'title', 'phone', 'timezone'] as const;
@@ -59,7 +60,7 @@ const UPDATE_SQL = `
 export class ContactWritesRepository implements SuppressedContacts {
   /** Inserts the addresses of `payload` (a JSON array of rows) not yet in the workspace; the new rows. */
   async insertMissing(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     payload: string,
     source: string,
     m: EntityManager,
@@ -69,7 +70,7 @@ export class ContactWritesRepository implements SuppressedContacts {
 
   /** Merges `rows` (a JSON array) into the existing contacts of their addresses; the merged rows. */
   async mergeExisting(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     rows: string,
     m: EntityManager,
   ): Promise<Array<Record<string, unknown>>> {
@@ -77,7 +78,7 @@ export class ContactWritesRepository implements SuppressedContacts {
   }
 
   async findByEmails(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     emails: string[],
     m: EntityManager,
   ): Promise<Array<Record<string, unknown>>> {
@@ -91,7 +92,7 @@ export class ContactWritesRepository implements SuppressedContacts {
 
   /** Marks the matching contacts unsendable (those already suppressed keep their first entry). */
   async markSuppressed(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     match: { column: 'email' | 'domain'; value: string },
     entry: { reason: SuppressionReason; createdAt: Date },
     m: EntityManager,
@@ -110,7 +111,7 @@ export class ContactWritesRepository implements SuppressedContacts {
 
   /** The send path's first step: contacts `new` → `contacted` (any workspaces; each pair its own). */
   async markContactedAcrossWorkspaces(
-    contacts: Array<{ workspaceId: string; id: number }>,
+    contacts: Array<{ workspaceId: WorkspaceId; id: number }>,
     m: EntityManager,
   ): Promise<void> {
     await m.query(
@@ -122,7 +123,7 @@ export class ContactWritesRepository implements SuppressedContacts {
   }
 
   /** A reply arrived: `new|contacted` → `replied`. */
-  async markReplied(workspaceId: string, contactId: number, m: EntityManager): Promise<void> {
+  async markReplied(workspaceId: WorkspaceId, contactId: number, m: EntityManager): Promise<void> {
     await m.query(
       `UPDATE contacts SET stage = 'replied', updated_at = now()
        WHERE workspace_id = $1 AND id = $2 AND stage IN ('new', 'contacted')`,

@@ -1,6 +1,7 @@
 /** The contact as the API and the `contact.created` event show it. Never the entity. */
 import { isoOfTimestamptz } from '../../database/timestamps.js';
 import type { Contact, ContactSource, ContactStage } from './entities/contact.entity.js';
+import { asWorkspaceId } from '../../common/tenant/workspace-id.js';
 
 export interface ContactView {
   id: number;
@@ -60,7 +61,7 @@ const dateOf = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)
 
 /** A raw `contacts` row (snake_case, as RETURNING * gives it) as an entity-shaped object. */
 export function contactFromRow(row: Record<string, unknown>): Contact {
-  return { ...recordOfRow(row, dateOf), workspaceId: row.workspace_id as string };
+  return { ...recordOfRow(row, dateOf), workspaceId: asWorkspaceId(row.workspace_id as string) };
 }
 
 /**

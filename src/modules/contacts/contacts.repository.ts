@@ -5,6 +5,7 @@ import { paginateSql, type Page, type PageQueryDto, type RawKeyed } from '../../
 import { pgPool, SqlConditions } from '../../database/pg-pool.js';
 import { TenantRepository } from '../../common/tenant/tenant.repository.js';
 import { Contact } from './entities/contact.entity.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 export interface ContactListFilter {
   stages?: string[];
@@ -39,7 +40,7 @@ export class ContactsRepository extends TenantRepository<Contact> {
    * request (docs/performance.md). Same index: (workspace_id, created_at, id).
    */
   async listPage(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     query: PageQueryDto,
     filter: ContactListFilter,
   ): Promise<Page<ContactListRow>> {
@@ -71,7 +72,7 @@ export class ContactsRepository extends TenantRepository<Contact> {
    * bound the page query (primary-key lookups and a sort of at most UPDATED_CAP rows); when there
    * are more, they are dense enough for the walk. Null means "many".
    */
-  private async fewUpdatedSince(workspaceId: string, since: Date): Promise<number[] | null> {
+  private async fewUpdatedSince(workspaceId: WorkspaceId, since: Date): Promise<number[] | null> {
     const { rows } = await pgPool(this.db).query<{ id: number }>(
       `SELECT id FROM contacts WHERE workspace_id = $1 AND updated_at > $2 LIMIT ${UPDATED_CAP + 1}`,
       [workspaceId, since],

@@ -14,6 +14,7 @@ import { contactViewOfListRow, toContactView, type ContactView } from './contact
 import { ContactsRepository } from './contacts.repository.js';
 import { parseStageList, type ListContactsQueryDto } from './dto/list-contacts-query.dto.js';
 import type { CreateContactDto, UpdateContactDto } from './dto/upsert-contact.dto.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 @Injectable()
 export class ContactsService {
@@ -24,7 +25,7 @@ export class ContactsService {
   ) {}
 
   /** One keyset page of contacts, filtered by the whitelisted query parameters. */
-  async list(workspaceId: string, query: ListContactsQueryDto): Promise<Page<ContactView>> {
+  async list(workspaceId: WorkspaceId, query: ListContactsQueryDto): Promise<Page<ContactView>> {
     const page = await this.contacts.listPage(workspaceId, query, {
       stages: query.status !== undefined ? parseStageList(query.status) : undefined,
       email: query.email,
@@ -36,7 +37,7 @@ export class ContactsService {
     return { ...page, items: page.items.map(contactViewOfListRow) };
   }
 
-  async show(workspaceId: string, id: number): Promise<ContactView> {
+  async show(workspaceId: WorkspaceId, id: number): Promise<ContactView> {
     const contact = await this.contacts.findOne(workspaceId, { id });
     // The same body as a malformed id (IntIdPipe): absent and foreign are indistinguishable.
     if (!contact) throw ApiError.notFound();
@@ -44,12 +45,12 @@ export class ContactsService {
   }
 
   /** `POST /contacts`: creates or merges; 200 either way. */
-  async store(workspaceId: string, body: CreateContactDto): Promise<ContactView> {
+  async store(workspaceId: WorkspaceId, body: CreateContactDto): Promise<ContactView> {
     return this.upsertOne(workspaceId, upsertRowOf(body.email, body));
   }
 
   /** `PATCH /contacts/{id}`: merges through the same upsert, keyed by the contact's own email. */
-  async update(workspaceId: string, id: number, body: UpdateContactDto): Promise<ContactView> {
+  async update(workspaceId: WorkspaceId, id: number, body: UpdateContactDto): Promise<ContactView> {
     const contact = await this.contacts.findOne(workspaceId, { id });
     if (!contact) throw ApiError.notFound();
     if (body.email !== undefined && body.email !== contact.email) {
@@ -62,7 +63,7 @@ export class ContactsService {
    * A create beyond the plan's max_contacts_per_workspace → 403 plan_limit_exceeded: the insert
    * trigger refuses it atomically (contact-cap.ts); a merge inserts nothing and is always allowed.
    */
-  private async upsertOne(workspaceId: string, row: ContactUpsertRow): Promise<ContactView> {
+  private async upsertOne(workspaceId: WorkspaceId, row: ContactUpsertRow): Promise<ContactView> {
     let outcome;
     try {
       [outcome] = await this.db.transaction(async (manager) => {

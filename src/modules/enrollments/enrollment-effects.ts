@@ -16,9 +16,10 @@ import { SuppressionStore } from '../suppressions/suppression-store.js';
 import type { BounceView } from '../mail-reading/bounce.view.js';
 import { RECIPIENT_SOFT_REASONS, SENDER_SIDE_REASONS } from '../mail-reading/types.js';
 import { EnrollmentTransitionsRepository } from './enrollments.repository.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 export interface Bounce {
-  workspaceId: string;
+  workspaceId: WorkspaceId;
   contactId: number;
   email: string;
   enrollmentId: number | null;
@@ -34,7 +35,7 @@ export const SOFT_BOUNCES_TO_SUPPRESS = 3;
 export const SOFT_BOUNCE_DAYS = 30;
 
 export interface Complaint {
-  workspaceId: string;
+  workspaceId: WorkspaceId;
   contactId: number;
   email: string;
   feedbackType: string;
@@ -43,7 +44,7 @@ export interface Complaint {
 }
 
 export interface Unsubscribe {
-  workspaceId: string;
+  workspaceId: WorkspaceId;
   contactId: number;
   email: string;
   /** The campaign of the mail the request came from (counted there), if any. */
@@ -66,7 +67,7 @@ export class EnrollmentEffects {
   /** active|paused → stopped with a reason; a no-op for an enrollment already finished. */
   async stop(
     manager: EntityManager,
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     enrollmentId: number,
     reason: StopReason,
     note: string | null = null,
@@ -81,7 +82,7 @@ export class EnrollmentEffects {
    */
   async stopCompanyOnReply(
     manager: EntityManager,
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     campaignId: number,
     domain: string,
     replier: string,

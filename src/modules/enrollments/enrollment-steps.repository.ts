@@ -9,6 +9,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { rows } from '../../database/query-rows.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 /** The SQL that finds due enrollments (also EXPLAINed by bench/sending.mjs). */
 export const DUE_ENROLLMENTS_SQL = `
@@ -47,7 +48,7 @@ export class EnrollmentStepsRepository {
 
   /** The inbox each drafted enrollment sends from (recorded with its draft, in its transaction). */
   async chooseInboxesAcrossWorkspaces(
-    choices: Array<{ workspaceId: string; enrollmentId: number; inboxId: string }>,
+    choices: Array<{ workspaceId: WorkspaceId; enrollmentId: number; inboxId: string }>,
     m: EntityManager,
   ): Promise<void> {
     await m.query(
@@ -59,7 +60,7 @@ export class EnrollmentStepsRepository {
   }
 
   /** Pauses an active enrollment with a note, due at once when resumed. */
-  async pause(workspaceId: string, enrollmentId: number, note: string, m: EntityManager): Promise<void> {
+  async pause(workspaceId: WorkspaceId, enrollmentId: number, note: string, m: EntityManager): Promise<void> {
     await m.query(
       `UPDATE enrollments SET status = 'paused', stop_note = $3, next_step_at = now(), updated_at = now()
        WHERE workspace_id = $1 AND id = $2 AND status = 'active'`,
@@ -67,7 +68,7 @@ export class EnrollmentStepsRepository {
     );
   }
 
-  async defer(workspaceId: string, enrollmentId: number, until: Date, m: EntityManager): Promise<void> {
+  async defer(workspaceId: WorkspaceId, enrollmentId: number, until: Date, m: EntityManager): Promise<void> {
     await m.query(
       `UPDATE enrollments SET next_step_at = $3 WHERE workspace_id = $1 AND id = $2 AND status = 'active'`,
       [workspaceId, enrollmentId, until],
@@ -76,7 +77,7 @@ export class EnrollmentStepsRepository {
 
   /** A record that never reached the server: the step is due again after `delaySeconds`, its inbox choice undone. */
   async retryLater(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     enrollmentId: number,
     previousInboxId: string | null,
     delaySeconds: number,

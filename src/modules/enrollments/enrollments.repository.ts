@@ -7,6 +7,7 @@ import { paginate, type Page, type PageQueryDto } from '../../common/http/pagina
 import { rows } from '../../database/query-rows.js';
 import type { StopReason } from './enrollment-state.js';
 import type { EntityManager } from 'typeorm';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 @Injectable()
 export class EnrollmentsRepository extends TenantRepository<Enrollment> {
@@ -16,7 +17,7 @@ export class EnrollmentsRepository extends TenantRepository<Enrollment> {
 
   /** A resume, pause or stop asked through the API: the new status (and, stopping, the stop's fields). */
   async setStatus(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     id: number,
     change: Pick<Partial<Enrollment>, 'status' | 'stopReason' | 'stopNote' | 'stoppedAt' | 'nextStepAt'>,
     manager: EntityManager,
@@ -26,7 +27,7 @@ export class EnrollmentsRepository extends TenantRepository<Enrollment> {
 
   /** A page of enrollments, filtered by campaign, contact and statuses. */
   page(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     query: PageQueryDto,
     filter: { campaignId?: number; contactId?: number; statuses?: string[] },
   ): Promise<Page<Enrollment>> {
@@ -41,7 +42,7 @@ export class EnrollmentsRepository extends TenantRepository<Enrollment> {
 
   /** Inserts the enrollment unless the contact is already enrolled in the campaign; its id, or null. */
   async insertIfAbsent(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     values: Partial<Enrollment>,
     manager: EntityManager,
   ): Promise<number | null> {
@@ -99,7 +100,7 @@ const STEPS_SQL = `
 export class EnrollmentTransitionsRepository {
   /** active|paused → stopped with a reason; false for an enrollment already finished. */
   async stop(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     enrollmentId: number,
     reason: StopReason,
     note: string | null,
@@ -118,7 +119,7 @@ export class EnrollmentTransitionsRepository {
 
   /** Stops every active or paused enrollment of a contact; how many. */
   async stopAllOfContact(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     contactId: number,
     reason: StopReason,
     manager: EntityManager,
@@ -139,7 +140,7 @@ export class EnrollmentTransitionsRepository {
    * (stop on reply for the whole company); the ids stopped.
    */
   async stopAllOfCampaignDomain(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     campaignId: number,
     domain: string,
     reason: StopReason,
@@ -162,7 +163,7 @@ export class EnrollmentTransitionsRepository {
 
   /** Re-evaluates the campaign's deferred enrollments after a schedule change; how many moved. */
   async reevaluateDeferred(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     campaignId: number,
     sequenceId: number,
     leaseSeconds: number,

@@ -21,6 +21,7 @@ import { nextEnrollmentStatus, type EnrollmentAction } from './enrollment-state.
 import { Enrollment } from './entities/enrollment.entity.js';
 import { EnrollmentsRepository } from './enrollments.repository.js';
 import { toEnrollmentView, type EnrollmentView } from './enrollment.view.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 @Injectable()
 export class EnrollmentsService {
@@ -34,7 +35,7 @@ export class EnrollmentsService {
     private readonly counters: MetricCounters,
   ) {}
 
-  async create(workspaceId: string, campaignId: number, contactId: number): Promise<EnrollmentView> {
+  async create(workspaceId: WorkspaceId, campaignId: number, contactId: number): Promise<EnrollmentView> {
     return this.db.transaction(async (manager) => {
       const campaign = await this.campaigns.findForShare(workspaceId, campaignId, manager);
       if (!campaign) throw ApiError.notFound();
@@ -85,13 +86,13 @@ export class EnrollmentsService {
     });
   }
 
-  async show(workspaceId: string, id: number): Promise<EnrollmentView> {
+  async show(workspaceId: WorkspaceId, id: number): Promise<EnrollmentView> {
     const row = await this.enrollments.findOne(workspaceId, { id });
     if (!row) throw ApiError.notFound();
     return toEnrollmentView(row);
   }
 
-  async list(workspaceId: string, query: ListEnrollmentsQueryDto): Promise<Page<Enrollment>> {
+  async list(workspaceId: WorkspaceId, query: ListEnrollmentsQueryDto): Promise<Page<Enrollment>> {
     return this.enrollments.page(workspaceId, query, {
       campaignId: query.campaign_id,
       contactId: query.contact_id,
@@ -99,20 +100,20 @@ export class EnrollmentsService {
     });
   }
 
-  pause(workspaceId: string, id: number): Promise<EnrollmentView> {
+  pause(workspaceId: WorkspaceId, id: number): Promise<EnrollmentView> {
     return this.transition(workspaceId, id, 'pause');
   }
 
-  resume(workspaceId: string, id: number): Promise<EnrollmentView> {
+  resume(workspaceId: WorkspaceId, id: number): Promise<EnrollmentView> {
     return this.transition(workspaceId, id, 'resume');
   }
 
-  stop(workspaceId: string, id: number, body: StopEnrollmentDto): Promise<EnrollmentView> {
+  stop(workspaceId: WorkspaceId, id: number, body: StopEnrollmentDto): Promise<EnrollmentView> {
     return this.transition(workspaceId, id, 'stop', body.reason);
   }
 
   private async transition(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     id: number,
     action: Exclude<EnrollmentAction, 'complete'>,
     note?: string,

@@ -28,6 +28,7 @@ import {
   type ScheduleChangeListener,
 } from '../campaigns/schedule-change-listener.js';
 import { EnrollmentTransitionsRepository } from './enrollments.repository.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 /**
  * The longest a claim may hold an enrollment (the engine's lease, SEND_LEASE_SECONDS); nothing within
@@ -47,7 +48,7 @@ export class DeferredEnrollmentsReevaluator implements ScheduleChangeListener {
    */
   scheduleChanged(
     m: EntityManager,
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     campaignId: number,
     sequenceId: number | null,
   ): Promise<number> {

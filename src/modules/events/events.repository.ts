@@ -3,9 +3,10 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { EventType } from './event-types.js';
 import { rowsOf } from '../../database/query-rows.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 export interface NewEvent {
-  workspaceId: string;
+  workspaceId: WorkspaceId;
   type: EventType;
   data: Record<string, unknown>;
   occurredAt?: Date;
@@ -63,7 +64,11 @@ export const MARK_DISPATCHED_SQL =
  */
 @Injectable()
 export class EventsRepository {
-  record(workspaceId: string, event: Omit<NewEvent, 'workspaceId'>, manager: EntityManager): Promise<void> {
+  record(
+    workspaceId: WorkspaceId,
+    event: Omit<NewEvent, 'workspaceId'>,
+    manager: EntityManager,
+  ): Promise<void> {
     return this.recordAcrossWorkspaces([{ ...event, workspaceId }], manager);
   }
 
@@ -85,7 +90,7 @@ export class EventsRepository {
    * finished delivery the webhooks module records).
    */
   async recordDispatchedTest(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     e: { id: string; data: string; occurredAt: string },
     manager: EntityManager,
   ): Promise<void> {

@@ -4,6 +4,7 @@ import { Injectable } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { logger } from '../../common/logging/logger.js';
 import { QueueName } from '../../common/queue/queues.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 export const RUN_IMPORT_JOB = 'run-import';
 export const IMPORT_JOB_ATTEMPTS = 5;
@@ -11,7 +12,7 @@ export const IMPORT_JOB_ATTEMPTS = 5;
 const ENQUEUE_WAIT_MS = 1000;
 
 export interface RunImportPayload {
-  workspaceId: string;
+  workspaceId: WorkspaceId;
   importId: number;
 }
 

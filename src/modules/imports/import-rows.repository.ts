@@ -14,6 +14,7 @@ import { ROOM_SQL } from '../contacts/contact-cap.js';
 import type { ImportRowError } from './entities/import-batch.entity.js';
 import type { ImportView } from './import.view.js';
 import { rowsOf } from '../../database/query-rows.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 /** The batch columns a run works with: the view's counters, plus its workspace. */
 export type BatchRow = Pick<
@@ -80,7 +81,7 @@ export class ImportRowsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   /** The import-related limits of the workspace's organization plan. */
-  async planOf(workspaceId: string): Promise<ImportPlan | undefined> {
+  async planOf(workspaceId: WorkspaceId): Promise<ImportPlan | undefined> {
     const [plan] = (await this.db.query(
       `SELECT o.import_row_cap, o.max_contacts_per_workspace
        FROM workspaces w JOIN organizations o ON o.id = w.organization_id WHERE w.id = $1`,
@@ -94,14 +95,18 @@ export class ImportRowsRepository {
    * transaction's own connection: about twice as fast as INSERT … jsonb_array_elements, with no
    * multi-megabyte parameter. A failure of the source aborts the COPY, and with it the transaction.
    */
-  async copyStagedRows(workspaceId: string, lines: AsyncIterable<string>, m: EntityManager): Promise<void> {
+  async copyStagedRows(
+    workspaceId: WorkspaceId,
+    lines: AsyncIterable<string>,
+    m: EntityManager,
+  ): Promise<void> {
     const client = (await m.queryRunner!.connect()) as PgClientForCopy;
     const copy = client.query(copyFrom('COPY import_rows (import_id, row_number, data) FROM STDIN'));
     await pipeline(Readable.from(lines), copy);
   }
 
   async setTotals(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     importId: number,
     totalRows: number,
     updateExisting: boolean,
@@ -136,7 +141,7 @@ export class ImportRowsRepository {
     return b;
   }
 
-  async markProcessing(workspaceId: string, importId: number, m: EntityManager): Promise<void> {
+  async markProcessing(workspaceId: WorkspaceId, importId: number, m: EntityManager): Promise<void> {
     await m.query(
       `UPDATE imports SET status = 'processing', started_at = COALESCE(started_at, now())
        WHERE workspace_id = $1 AND id = $2`,
@@ -172,7 +177,7 @@ export class ImportRowsRepository {
   }
 
   async chunkSummary(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     importId: number,
     from: number,
     to: number,
@@ -182,7 +187,7 @@ export class ImportRowsRepository {
     return summary;
   }
 
-  async hasSuppressions(workspaceId: string, m: EntityManager): Promise<boolean> {
+  async hasSuppressions(workspaceId: WorkspaceId, m: EntityManager): Promise<boolean> {
     const [{ any }] = (await m.query(
       'SELECT EXISTS (SELECT 1 FROM suppressions WHERE workspace_id = $1) AS any',
       [workspaceId],
@@ -192,7 +197,7 @@ export class ImportRowsRepository {
 
   /** Drops the chunk's staged rows and moves the checkpoint to `to` with the chunk's counts. */
   async checkpoint(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     importId: number,
     range: { from: number; to: number },
     counts: ChunkCounts,
@@ -230,7 +235,7 @@ export class ImportRowsRepository {
    * and `newContacts` is that bound.
    */
   async capCheck(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     importId: number,
     processedRows: number,
     rowsAhead: number,

@@ -20,6 +20,7 @@ import { SuppressionStore } from '../suppressions/suppression-store.js';
 import { isContactCapError } from '../contacts/contact-cap.js';
 import { ContactImportsRepository } from '../contacts/contact-imports.repository.js';
 import { ImportRowsRepository, type BatchRow } from './import-rows.repository.js';
+import { asWorkspaceId, type WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 /** Rows per chunk (a checkpoint after each). IMPORT_CHUNK_ROWS overrides it (tests, tuning). */
 export const IMPORT_CHUNK_ROWS = Math.max(1, Number(process.env.IMPORT_CHUNK_ROWS) || 5000);
@@ -53,7 +54,7 @@ const toProgress = (b: BatchRow): ImportProgress => ({
 
 /** What one committed chunk did with its rows (import metrics). */
 interface ChunkCounts {
-  workspaceId: string;
+  workspaceId: WorkspaceId;
   created: number;
   updated: number;
   skipped: number;
@@ -116,8 +117,9 @@ export class ImportRunner implements OnApplicationShutdown {
       const b = await this.rows.lockBatchAcrossWorkspaces(importId, m);
       if (!b) return 'gone';
       if (b.status === 'completed' || b.status === 'failed') return b.status;
+      const ws = asWorkspaceId(b.workspace_id);
       const { newContacts, room } = await this.rows.capCheck(
-        b.workspace_id,
+        ws,
         b.id,
         b.processed_rows,
         b.total_rows - b.processed_rows,
@@ -127,7 +129,7 @@ export class ImportRunner implements OnApplicationShutdown {
         await this.rows.failAcrossWorkspaces(b.id, CAP_EXCEEDED, m, true);
         return 'failed';
       }
-      await this.rows.markProcessing(b.workspace_id, b.id, m);
+      await this.rows.markProcessing(ws, b.id, m);
       return 'processing';
     });
   }
@@ -149,7 +151,7 @@ export class ImportRunner implements OnApplicationShutdown {
       if (b.status !== 'processing') return { outcome: 'interrupted' };
       const from = b.processed_rows;
       const to = Math.min(from + IMPORT_CHUNK_ROWS, b.total_rows);
-      const ws = b.workspace_id;
+      const ws = asWorkspaceId(b.workspace_id);
       const summary = await this.rows.chunkSummary(ws, b.id, from, to, m);
       let created = 0;
       let updated = 0;

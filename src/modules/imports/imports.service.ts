@@ -14,6 +14,7 @@ import type { ImportBodyItem } from './import-body.js';
 import { CsvReader, ImportInputError, RowStager, type CsvRow, type RowProblem } from './import-rows.js';
 import { toImportView, type ImportView } from './import.view.js';
 import { ImportsRepository } from './imports.repository.js';
+import { asWorkspaceId, type WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 export interface ImportInput {
   contacts?: unknown[] | null;
@@ -38,7 +39,11 @@ export class ImportsService {
    * Validates and stages an import given as an object (the CLI's and tests' form); answers the
    * queued batch. The same path as a request body: see createFromItems.
    */
-  async create(workspaceId: string, input: ImportInput, source: 'api' | 'cli' = 'api'): Promise<ImportView> {
+  async create(
+    workspaceId: WorkspaceId,
+    input: ImportInput,
+    source: 'api' | 'cli' = 'api',
+  ): Promise<ImportView> {
     return this.createFromItems(workspaceId, itemsOfInput(input), source);
   }
 
@@ -51,7 +56,7 @@ export class ImportsService {
    * without reading further), or the new contacts would pass max_contacts_per_workspace.
    */
   async createFromItems(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     items: AsyncIterable<ImportBodyItem>,
     source: 'api' | 'cli' = 'api',
   ): Promise<ImportView> {
@@ -93,13 +98,13 @@ export class ImportsService {
     }
   }
 
-  async show(workspaceId: string, id: number): Promise<ImportView> {
+  async show(workspaceId: WorkspaceId, id: number): Promise<ImportView> {
     const batch = await this.imports.findOne(workspaceId, { id });
     if (!batch) throw ApiError.notFound('Import');
     return toImportView(batch);
   }
 
-  async list(workspaceId: string, query: PageQueryDto): Promise<Page<ImportBatch>> {
+  async list(workspaceId: WorkspaceId, query: PageQueryDto): Promise<Page<ImportBatch>> {
     return this.imports.page(workspaceId, query);
   }
 
@@ -107,9 +112,9 @@ export class ImportsService {
    * Imports to (re-)enqueue: at a worker's start every import left queued or processing; in the
    * periodic sweep (`queuedForMs` set) only those still queued that long (their enqueue was lost).
    */
-  async unfinished(queuedForMs?: number): Promise<Array<{ id: number; workspaceId: string }>> {
+  async unfinished(queuedForMs?: number): Promise<Array<{ id: number; workspaceId: WorkspaceId }>> {
     const rows = await this.rows.unfinishedAcrossWorkspaces(queuedForMs);
-    return rows.map((r) => ({ id: r.id, workspaceId: r.workspace_id }));
+    return rows.map((r) => ({ id: r.id, workspaceId: asWorkspaceId(r.workspace_id) }));
   }
 
   /**
@@ -125,7 +130,7 @@ export class ImportsService {
     await this.rows.markFailedAcrossWorkspaces(id, reason);
   }
 
-  private async plan(workspaceId: string): Promise<Plan> {
+  private async plan(workspaceId: WorkspaceId): Promise<Plan> {
     const plan = await this.rows.planOf(workspaceId);
     if (!plan) throw ApiError.notFound('Workspace');
     return plan;

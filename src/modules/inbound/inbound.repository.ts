@@ -11,6 +11,7 @@ import { rows } from '../../database/query-rows.js';
 import type { StopOnReplyScope } from '../campaigns/entities/campaign.entity.js';
 import { Inbox } from '../inboxes/entities/inbox.entity.js';
 import { Message } from '../threads/entities/message.entity.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 /** The outbound message a mail refers to, with its thread's contact and campaign. */
 export interface OriginalMessage {
@@ -27,7 +28,7 @@ export class InboundRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
   /** The newest outbound message of the workspace whose Message-ID is one of `refs`. */
-  async findOriginal(workspaceId: string, refs: string[]): Promise<OriginalMessage | undefined> {
+  async findOriginal(workspaceId: WorkspaceId, refs: string[]): Promise<OriginalMessage | undefined> {
     const [original] = await rows<OriginalMessage>(
       this.ds.manager,
       `SELECT m.id, m.thread_id, m.enrollment_id, m.to_address, t.contact_id, t.campaign_id
@@ -44,7 +45,7 @@ export class InboundRepository {
    * Message-ID is matched by its failed recipient, CONTRACT §18).
    */
   async findLatestSentTo(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     inboxId: string,
     address: string,
     days: number,
@@ -67,7 +68,7 @@ export class InboundRepository {
    * at once), waiting at most `lockTimeout` for any lock in this transaction.
    */
   async lockMessageId(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     messageId: string,
     lockTimeout: string,
     m: EntityManager,
@@ -79,7 +80,7 @@ export class InboundRepository {
   }
 
   /** The id of an inbound message already recorded with this Message-ID, if any. */
-  async findInboundId(workspaceId: string, messageId: string, m: EntityManager): Promise<number | null> {
+  async findInboundId(workspaceId: WorkspaceId, messageId: string, m: EntityManager): Promise<number | null> {
     const [dup] = await rows<{ id: number }>(
       m,
       `SELECT id FROM messages WHERE workspace_id = $1 AND direction = 'inbound' AND message_id = $2 LIMIT 1`,
@@ -88,7 +89,7 @@ export class InboundRepository {
     return dup ? Number(dup.id) : null;
   }
 
-  async findMessage(workspaceId: string, id: number, m: EntityManager): Promise<Message> {
+  async findMessage(workspaceId: WorkspaceId, id: number, m: EntityManager): Promise<Message> {
     return m.getRepository(Message).findOneOrFail({ where: { workspaceId, id } });
   }
 
@@ -97,7 +98,7 @@ export class InboundRepository {
    * the replier (`contact`) or every contact of the replier's domain (`domain`).
    */
   async replyPolicy(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     campaignId: number,
     m: EntityManager,
   ): Promise<{ stopOnReply: boolean; scope: StopOnReplyScope }> {

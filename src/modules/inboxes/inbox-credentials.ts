@@ -11,6 +11,7 @@ import { derivedKey, hmacSha256, safeEqual, seal, sealedAt, unseal } from '../..
 import { isUuid } from '../../common/http/id-params.js';
 import type { Inbox } from './entities/inbox.entity.js';
 import { InboxesRepository } from './inboxes.repository.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 export interface MailServerSettings {
   host: string;
@@ -95,7 +96,7 @@ export async function verifyInboundSecret(
 /** The decrypted SMTP and IMAP settings of an inbox of `workspaceId`, or null when it is not there. */
 export async function loadInboxTransport(
   manager: EntityManager,
-  workspaceId: string,
+  workspaceId: WorkspaceId,
   inboxId: string,
 ): Promise<InboxTransport | null> {
   if (!isUuid(inboxId)) return null;

@@ -10,6 +10,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { UTC_TODAY } from '../../common/time/dates.js';
 import { rows } from '../../database/query-rows.js';
 import { EFFECTIVE_DAILY_LIMIT_SQL } from './ramp-up.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 /**
  * Takes one of the inbox's daily sends (workspace `$1`, inbox `$2`) if it is active and below its
@@ -44,7 +45,7 @@ export class InboxStateRepository {
    * single reservation: inbox, then domain).
    */
   async lockDailyCount(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     inboxId: string,
     m: EntityManager,
   ): Promise<InboxDailyCount | undefined> {
@@ -60,7 +61,7 @@ export class InboxStateRepository {
 
   /** Sets the inbox's count of `day` (a block taken). */
   async setDailyCount(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     inboxId: string,
     count: number,
     day: string,
@@ -75,7 +76,7 @@ export class InboxStateRepository {
 
   /** Gives `n` unused sends of day `day` back to the inbox's count (a count of another day is left alone). */
   async giveBackDailyCount(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     inboxId: string,
     day: string,
     n: number,
@@ -90,7 +91,7 @@ export class InboxStateRepository {
 
   /** Shows an SMTP failure on the inbox, and takes it out of rotation when `disable`. */
   async noteSendFailure(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     inboxId: string,
     reason: string,
     disable: boolean,
@@ -110,7 +111,7 @@ export class InboxStateRepository {
    * email and status (for `inbox.error`), or undefined when it is gone.
    */
   async noteError(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     inboxId: string,
     message: string,
     m?: EntityManager,

@@ -6,6 +6,7 @@ import { TenantRepository } from '../../common/tenant/tenant.repository.js';
 import { rows } from '../../database/query-rows.js';
 import { Workspace } from '../workspaces/entities/workspace.entity.js';
 import { Inbox } from './entities/inbox.entity.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 @Injectable()
 export class InboxesRepository extends TenantRepository<Inbox> {
@@ -14,7 +15,7 @@ export class InboxesRepository extends TenantRepository<Inbox> {
   }
 
   /** Caches the domain health check shown on the inbox. */
-  async cacheHealth(workspaceId: string, id: string, health: Inbox['health']): Promise<void> {
+  async cacheHealth(workspaceId: WorkspaceId, id: string, health: Inbox['health']): Promise<void> {
     await this.scope(workspaceId).update({ id }, { health });
   }
 
@@ -23,7 +24,7 @@ export class InboxesRepository extends TenantRepository<Inbox> {
    * credentials; the last error, the IMAP position and the cached health start over.
    */
   async reconnect(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     id: string,
     settings: Partial<Inbox>,
     manager?: EntityManager,
@@ -36,7 +37,7 @@ export class InboxesRepository extends TenantRepository<Inbox> {
 
   /** Stores a change of the inbox's settings (`PATCH /inboxes/{id}`). */
   async applySettings(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     id: string,
     patch: Partial<Inbox>,
     manager: EntityManager,
@@ -49,7 +50,7 @@ export class InboxesRepository extends TenantRepository<Inbox> {
     return new InboxesRepository(manager.getRepository(Inbox));
   }
 
-  page(workspaceId: string, query: PageQueryDto): Promise<Page<Inbox>> {
+  page(workspaceId: WorkspaceId, query: PageQueryDto): Promise<Page<Inbox>> {
     return paginate(this.query(workspaceId, 'i'), 'i', query, {
       tenant: workspaceId,
       route: 'inboxes.index',
@@ -57,7 +58,7 @@ export class InboxesRepository extends TenantRepository<Inbox> {
   }
 
   /** The workspace row, locked for the rest of the transaction (connecting an inbox). */
-  lockWorkspace(workspaceId: string, manager: EntityManager): Promise<Workspace | null> {
+  lockWorkspace(workspaceId: WorkspaceId, manager: EntityManager): Promise<Workspace | null> {
     return manager
       .getRepository(Workspace)
       .findOne({ where: { id: workspaceId }, lock: { mode: 'pessimistic_write' } });
@@ -69,7 +70,7 @@ export class InboxesRepository extends TenantRepository<Inbox> {
    * reconnected since `connectedAt`).
    */
   async markReauthRequired(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     inboxId: string,
     connectedAt: Date,
     error: string,
@@ -88,7 +89,7 @@ export class InboxesRepository extends TenantRepository<Inbox> {
 
   /** Stores a refresh token the provider rotated, unless the inbox was reconnected meanwhile. */
   async storeRotatedRefreshToken(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     inboxId: string,
     connectedAt: Date,
     sealed: string,

@@ -22,9 +22,10 @@ import {
 } from './inbox-credentials.js';
 import { InboxesRepository } from './inboxes.repository.js';
 import { toInboxView, type InboxView } from './inbox.view.js';
+import { asWorkspaceId, type WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 export interface ConnectInboxInput {
-  workspaceId: string;
+  workspaceId: WorkspaceId;
   email: string;
   displayName?: string | null;
   dailyLimit?: number;
@@ -34,7 +35,7 @@ export interface ConnectInboxInput {
 
 /** An OAuth inbox: its provider's servers, signed in with XOAUTH2 from a refresh token. */
 export interface ConnectOAuthInboxInput {
-  workspaceId: string;
+  workspaceId: WorkspaceId;
   email: string;
   provider: OAuthProviderName;
   refreshToken: string;
@@ -102,7 +103,8 @@ export async function connectInbox(
   }
   const run = async (manager: EntityManager) => {
     const inboxes = InboxesRepository.for(manager);
-    const ws = await inboxes.lockWorkspace(input.workspaceId.toLowerCase(), manager);
+    // The CLI's --workspace may be upper case; the row found is the workspace (or there is none).
+    const ws = await inboxes.lockWorkspace(asWorkspaceId(input.workspaceId.toLowerCase()), manager);
     if (!ws) throw ApiError.notFound('Workspace');
     const inboundSecret = newInboundSecret();
     const existing = await inboxes.findOne(ws.id, { email });
@@ -139,7 +141,7 @@ export class InboxesService {
     @InjectDataSource() private readonly db: DataSource,
   ) {}
 
-  async show(workspaceId: string, id: string): Promise<InboxView> {
+  async show(workspaceId: WorkspaceId, id: string): Promise<InboxView> {
     const row = await this.inboxes.findOne(workspaceId, { id });
     if (!row) throw ApiError.notFound();
     return toInboxView(row);
@@ -150,7 +152,7 @@ export class InboxesService {
    * appears) starts now; the same ramp sent again keeps its start. An inbox waiting for a new OAuth
    * grant (`reauth_required`) cannot be resumed here: only connecting it again makes it active.
    */
-  async update(workspaceId: string, id: string, body: UpdateInboxDto): Promise<InboxView> {
+  async update(workspaceId: WorkspaceId, id: string, body: UpdateInboxDto): Promise<InboxView> {
     return this.db.transaction(async (m) => {
       const row = await this.inboxes.findOneForUpdate(workspaceId, { id }, m);
       if (!row) throw ApiError.notFound();
@@ -180,7 +182,7 @@ export class InboxesService {
     });
   }
 
-  async list(workspaceId: string, query: PageQueryDto): Promise<Page<Inbox>> {
+  async list(workspaceId: WorkspaceId, query: PageQueryDto): Promise<Page<Inbox>> {
     return this.inboxes.page(workspaceId, query);
   }
 

@@ -9,6 +9,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { REDIS } from '../../common/redis/redis.module.js';
 import { appConfig } from '../../config/app-config.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 /** A day's key outlives the day, so a late call near midnight still finds it; then it expires. */
 const KEY_TTL_SECONDS = 2 * 86_400;
@@ -17,12 +18,12 @@ const KEY_TTL_SECONDS = 2 * 86_400;
 export class AiDailyLimit {
   constructor(@Inject(REDIS) private readonly redis: Redis) {}
 
-  private key(workspaceId: string, at: Date): string {
+  private key(workspaceId: WorkspaceId, at: Date): string {
     return `${appConfig().redisPrefix}:ai-calls:${workspaceId}:${at.toISOString().slice(0, 10)}`;
   }
 
   /** Counts one call and says whether it is within `limit` for the UTC day (0: never). */
-  async tryConsume(workspaceId: string, limit: number, at: Date = new Date()): Promise<boolean> {
+  async tryConsume(workspaceId: WorkspaceId, limit: number, at: Date = new Date()): Promise<boolean> {
     if (limit <= 0) return false;
     const key = this.key(workspaceId, at);
     const result = await this.redis.multi().incr(key).expire(key, KEY_TTL_SECONDS).exec();
@@ -32,7 +33,7 @@ export class AiDailyLimit {
   }
 
   /** The day's count (tests and diagnostics). */
-  async used(workspaceId: string, at: Date = new Date()): Promise<number> {
+  async used(workspaceId: WorkspaceId, at: Date = new Date()): Promise<number> {
     return Number((await this.redis.get(this.key(workspaceId, at))) ?? 0);
   }
 }

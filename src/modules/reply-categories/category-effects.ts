@@ -17,9 +17,10 @@ import { Outbox } from '../events/outbox.js';
 import { ReplyCategoryWritesRepository } from '../threads/reply-category-writes.repository.js';
 import { ReplyCategoriesRepository } from './reply-categories.repository.js';
 import type { CategorySource, ReplyCategory } from '../threads/reply-category.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 export interface CategoryDecision {
-  workspaceId: string;
+  workspaceId: WorkspaceId;
   messageId: number;
   category: ReplyCategory;
   source: CategorySource;

@@ -6,6 +6,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { rows } from '../../database/query-rows.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 /** What the effects of a category need: the thread's contact (and address), campaign, enrollment. */
 export interface ReplyThreadContext {
@@ -19,7 +20,7 @@ export interface ReplyThreadContext {
 export class ReplyCategoriesRepository {
   /** The thread's contact (and its address), campaign and enrollment; undefined when it is gone. */
   async threadContext(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     threadId: number,
     m: EntityManager,
   ): Promise<ReplyThreadContext | undefined> {
@@ -45,7 +46,7 @@ export class ReplyCategoriesRepository {
    * is locked for the transaction, so two corrections of one thread run one after the other.
    */
   async latestReplyOfThread(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     threadId: number,
     m: EntityManager,
   ): Promise<{ replyId: number | null } | undefined> {

@@ -13,6 +13,7 @@ import { toThreadView, type ThreadView } from '../threads/thread.view.js';
 import { CategoryEffects } from './category-effects.js';
 import { ReplyCategoriesRepository } from './reply-categories.repository.js';
 import type { ReplyCategory } from '../threads/reply-category.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 @Injectable()
 export class ReplyCategoriesService {
@@ -28,7 +29,7 @@ export class ReplyCategoriesService {
    * without a reply (nothing to categorise). Setting the category it already has manually changes
    * nothing and fires nothing.
    */
-  async correct(workspaceId: string, threadId: number, category: ReplyCategory): Promise<ThreadView> {
+  async correct(workspaceId: WorkspaceId, threadId: number, category: ReplyCategory): Promise<ThreadView> {
     await this.ds.transaction(async (m) => {
       const found = await this.replies.latestReplyOfThread(workspaceId, threadId, m);
       if (!found) throw ApiError.notFound();

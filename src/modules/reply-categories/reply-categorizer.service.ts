@@ -28,6 +28,7 @@ import {
   type ClaimedReply,
 } from '../threads/reply-category-writes.repository.js';
 import { onReplyRecorded } from './reply-recorded.js';
+import { asWorkspaceId } from '../../common/tenant/workspace-id.js';
 
 /** Replies claimed per pass, and decided at once within it (each may wait up to the AI bound). */
 export const CATEGORIZE_BATCH = 16;
@@ -76,7 +77,7 @@ export class ReplyCategorizer {
           const result = await this.decide(reply);
           const applied = await this.ds.transaction((m) =>
             this.effects.apply(m, {
-              workspaceId: reply.workspace_id,
+              workspaceId: asWorkspaceId(reply.workspace_id),
               messageId: reply.id,
               category: result.category,
               source: result.source,
@@ -119,7 +120,7 @@ export class ReplyCategorizer {
       apiKeys: ai.apiKeys,
       baseUrls: ai.baseUrls,
       timeoutMs: ai.timeoutMs,
-      allowCall: () => this.dailyLimit.tryConsume(reply.workspace_id, config.ai_daily_limit),
+      allowCall: () => this.dailyLimit.tryConsume(asWorkspaceId(reply.workspace_id), config.ai_daily_limit),
     });
   }
 }

@@ -4,6 +4,7 @@ import type { EntityManager, Repository } from 'typeorm';
 import { TenantRepository } from '../../common/tenant/tenant.repository.js';
 import { Sequence } from './entities/sequence.entity.js';
 import { paginate, type Page, type PageQueryDto } from '../../common/http/pagination.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 @Injectable()
 export class SequencesRepository extends TenantRepository<Sequence> {
@@ -13,7 +14,7 @@ export class SequencesRepository extends TenantRepository<Sequence> {
 
   /** Stores a change of name, steps (a draft only) or archiving. */
   async applyChanges(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     id: number,
     patch: Pick<Partial<Sequence>, 'name' | 'steps' | 'status'>,
     manager: EntityManager,
@@ -22,12 +23,12 @@ export class SequencesRepository extends TenantRepository<Sequence> {
   }
 
   /** A draft becomes `published` at `at`. */
-  async markPublished(workspaceId: string, id: number, at: Date, manager: EntityManager): Promise<void> {
+  async markPublished(workspaceId: WorkspaceId, id: number, at: Date, manager: EntityManager): Promise<void> {
     await this.scope(workspaceId, manager).update({ id }, { status: 'published', publishedAt: at });
   }
 
   /** A page of the workspace's rows, newest first. */
-  page(workspaceId: string, query: PageQueryDto): Promise<Page<Sequence>> {
+  page(workspaceId: WorkspaceId, query: PageQueryDto): Promise<Page<Sequence>> {
     return paginate(this.query(workspaceId, 's'), 's', query, {
       tenant: workspaceId,
       route: 'sequences.index',

@@ -23,6 +23,7 @@ import {
 } from './templates.js';
 import { wellFormed } from './dto/text-rules.js';
 import { toSequenceView, type SequenceView } from './sequence.view.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 /** A template that does not parse → 422 naming `field`. */
 function checkTemplate(field: string, template: string | null): void {
@@ -138,23 +139,23 @@ export class SequencesService {
     @InjectDataSource() private readonly db: DataSource,
   ) {}
 
-  async create(workspaceId: string, body: CreateSequenceDto): Promise<SequenceView> {
+  async create(workspaceId: WorkspaceId, body: CreateSequenceDto): Promise<SequenceView> {
     const steps = await checkedSteps(body.steps ?? []);
     const row = await this.sequences.insert(workspaceId, { name: body.name, steps });
     return toSequenceView(row);
   }
 
-  async show(workspaceId: string, id: number): Promise<SequenceView> {
+  async show(workspaceId: WorkspaceId, id: number): Promise<SequenceView> {
     const row = await this.sequences.findOne(workspaceId, { id });
     if (!row) throw ApiError.notFound();
     return toSequenceView(row);
   }
 
-  async list(workspaceId: string, query: PageQueryDto): Promise<Page<Sequence>> {
+  async list(workspaceId: WorkspaceId, query: PageQueryDto): Promise<Page<Sequence>> {
     return this.sequences.page(workspaceId, query);
   }
 
-  async update(workspaceId: string, id: number, body: UpdateSequenceDto): Promise<SequenceView> {
+  async update(workspaceId: WorkspaceId, id: number, body: UpdateSequenceDto): Promise<SequenceView> {
     const steps = body.steps !== undefined ? await checkedSteps(body.steps) : undefined;
     return this.db.transaction(async (manager) => {
       const row = await this.sequences.findOneForUpdate(workspaceId, { id }, manager);
@@ -174,7 +175,7 @@ export class SequencesService {
     });
   }
 
-  async publish(workspaceId: string, id: number): Promise<SequenceView> {
+  async publish(workspaceId: WorkspaceId, id: number): Promise<SequenceView> {
     return this.db.transaction(async (manager) => {
       const row = await this.sequences.findOneForUpdate(workspaceId, { id }, manager);
       if (!row) throw ApiError.notFound();

@@ -7,6 +7,7 @@
  */
 import type { EntityManager } from 'typeorm';
 import type { SuppressionReason } from './entities/suppression.entity.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 export interface SuppressedContacts {
   /**
@@ -14,7 +15,7 @@ export interface SuppressedContacts {
    * (those already suppressed keep their first entry); how many changed.
    */
   markSuppressed(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     match: { column: 'email' | 'domain'; value: string },
     entry: { reason: SuppressionReason; createdAt: Date },
     manager: EntityManager,

@@ -14,6 +14,7 @@ import { inTransaction } from '../../database/query-rows.js';
 import type { Suppression, SuppressionReason } from './entities/suppression.entity.js';
 import { SUPPRESSED_CONTACTS, type SuppressedContacts } from './suppressed-contacts.js';
 import { SUPPRESSION_LOOKUP_SQL, SuppressionListRepository } from './suppressions.repository.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 export { toSuppressionView, type SuppressionView } from './suppression.view.js';
 
@@ -33,7 +34,7 @@ export class SuppressionStore {
   ) {}
 
   /** Taken by every contact insert: concurrent inserts proceed, a concurrent suppression waits. */
-  async lockShared(manager: EntityManager, workspaceId: string): Promise<void> {
+  async lockShared(manager: EntityManager, workspaceId: WorkspaceId): Promise<void> {
     assertTransaction(manager, 'lockSuppressionsShared');
     await this.list.lockShared(workspaceId, manager);
   }
@@ -46,7 +47,7 @@ export class SuppressionStore {
    */
   async add(
     manager: EntityManager,
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     target: SuppressionTarget,
     reason: SuppressionReason,
   ): Promise<{ entry: Suppression; created: boolean; contactsSuppressed: number }> {
@@ -77,7 +78,7 @@ export class SuppressionStore {
    */
   async suppressAddress(
     manager: EntityManager,
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     email: string,
     reason: SuppressionReason,
   ): Promise<Suppression> {

@@ -6,6 +6,7 @@ import { TenantRepository } from '../../common/tenant/tenant.repository.js';
 import { Suppression, type SuppressionReason } from './entities/suppression.entity.js';
 import { paginate, type Page, type PageQueryDto } from '../../common/http/pagination.js';
 import { Brackets } from 'typeorm';
+import { asWorkspaceId, type WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 @Injectable()
 export class SuppressionsRepository extends TenantRepository<Suppression> {
@@ -15,7 +16,7 @@ export class SuppressionsRepository extends TenantRepository<Suppression> {
 
   /** A page of the list, filtered by reason, address or domain. */
   page(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     query: PageQueryDto,
     filter: { reason?: string; email?: string; domain?: string },
   ): Promise<Page<Suppression>> {
@@ -27,7 +28,7 @@ export class SuppressionsRepository extends TenantRepository<Suppression> {
   }
 
   /** Whether the list holds the address itself or its domain. */
-  isListed(workspaceId: string, email: string, manager?: EntityManager): Promise<boolean> {
+  isListed(workspaceId: WorkspaceId, email: string, manager?: EntityManager): Promise<boolean> {
     const domain = email.slice(email.lastIndexOf('@') + 1);
     return this.query(workspaceId, 's', manager)
       .andWhere(
@@ -39,12 +40,12 @@ export class SuppressionsRepository extends TenantRepository<Suppression> {
   }
 }
 
-const lockKey = (workspaceId: string): string => `suppressions:${workspaceId}`;
+const lockKey = (workspaceId: WorkspaceId): string => `suppressions:${workspaceId}`;
 
 function suppressionFromRow(row: Record<string, unknown>): Suppression {
   return {
     id: Number(row.id),
-    workspaceId: row.workspace_id as string,
+    workspaceId: asWorkspaceId(row.workspace_id as string),
     email: (row.email as string | null) ?? null,
     domain: (row.domain as string | null) ?? null,
     reason: row.reason as SuppressionReason,
@@ -66,19 +67,19 @@ export const SUPPRESSION_LOOKUP_SQL = (workspaceParam: string, emailExpr: string
 @Injectable()
 export class SuppressionListRepository {
   /** Taken by every contact insert: concurrent inserts proceed, a concurrent suppression waits. */
-  async lockShared(workspaceId: string, manager: EntityManager): Promise<void> {
+  async lockShared(workspaceId: WorkspaceId, manager: EntityManager): Promise<void> {
     await manager.query('SELECT pg_advisory_xact_lock_shared(hashtextextended($1, 0))', [
       lockKey(workspaceId),
     ]);
   }
 
-  async lockExclusive(workspaceId: string, manager: EntityManager): Promise<void> {
+  async lockExclusive(workspaceId: WorkspaceId, manager: EntityManager): Promise<void> {
     await manager.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [lockKey(workspaceId)]);
   }
 
   /** Inserts the entry; null when the address or domain is already listed. */
   async insertEntry(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     target: { email: string | null; domain: string | null },
     reason: SuppressionReason,
     manager: EntityManager,
@@ -95,7 +96,7 @@ export class SuppressionListRepository {
   }
 
   async findEntry(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     column: 'email' | 'domain',
     value: string,
     manager: EntityManager,

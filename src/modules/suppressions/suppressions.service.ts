@@ -11,6 +11,7 @@ import type { CreateSuppressionDto, ListSuppressionsQueryDto } from './dto/suppr
 import type { Suppression } from './entities/suppression.entity.js';
 import { SuppressionStore, toSuppressionView, type SuppressionView } from './suppression-store.js';
 import { SuppressionsRepository } from './suppressions.repository.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 @Injectable()
 export class SuppressionsService {
@@ -20,7 +21,7 @@ export class SuppressionsService {
     private readonly store: SuppressionStore,
   ) {}
 
-  list(workspaceId: string, query: ListSuppressionsQueryDto): Promise<Page<Suppression>> {
+  list(workspaceId: WorkspaceId, query: ListSuppressionsQueryDto): Promise<Page<Suppression>> {
     return this.suppressions.page(workspaceId, query, {
       reason: query.reason,
       email: query.email,
@@ -30,7 +31,7 @@ export class SuppressionsService {
 
   /** Adds a manual entry; an existing entry is returned as it is (`created: false`). */
   async add(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     body: CreateSuppressionDto,
   ): Promise<{ entry: SuppressionView; created: boolean }> {
     if (body.email !== undefined && body.domain !== undefined) {

@@ -12,6 +12,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { rows } from '../../database/query-rows.js';
 import type { BounceView } from '../mail-reading/bounce.view.js';
 import type { MessageKind } from './entities/message.entity.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 /** What an outbound message carries (a send path step or a manual reply). */
 interface OutboundMail {
@@ -26,7 +27,7 @@ interface OutboundMail {
 /** One step of the send path to record: its thread (new when `threadId` is null) and `sending` message. */
 export interface OutboundDraft extends OutboundMail {
   enrollmentId: number;
-  workspaceId: string;
+  workspaceId: WorkspaceId;
   inboxId: string;
   contactId: number;
   campaignId: number;
@@ -157,7 +158,7 @@ export class MessageWritesRepository {
 
   /** A `sending` message becomes `failed` with `error`. */
   async markFailed(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     messageRowId: number,
     error: string,
     m: EntityManager,
@@ -169,7 +170,11 @@ export class MessageWritesRepository {
   }
 
   /** Deletes a `sending` message whose SMTP conversation never began; false when it did. */
-  async dropIfNeverStarted(workspaceId: string, messageRowId: number, m: EntityManager): Promise<boolean> {
+  async dropIfNeverStarted(
+    workspaceId: WorkspaceId,
+    messageRowId: number,
+    m: EntityManager,
+  ): Promise<boolean> {
     const dropped = await rows(
       m,
       `DELETE FROM messages WHERE workspace_id = $1 AND id = $2 AND status = 'sending' AND smtp_started_at IS NULL
@@ -181,7 +186,7 @@ export class MessageWritesRepository {
 
   /** Forgets a record that never reached the server: the `sending` row and its thread if left empty. */
   async dropSendingAndEmptyThread(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     messageRowId: number,
     threadId: number,
     m: EntityManager,
@@ -200,7 +205,7 @@ export class MessageWritesRepository {
   // Manual replies.
 
   /** Records a manual reply `sending` (its SMTP conversation begins now); its id. */
-  async insertManualSending(workspaceId: string, r: ManualRecord, m: EntityManager): Promise<number> {
+  async insertManualSending(workspaceId: WorkspaceId, r: ManualRecord, m: EntityManager): Promise<number> {
     const [inserted] = await rows<{ id: number }>(
       m,
       `INSERT INTO messages (workspace_id, thread_id, enrollment_id, direction, kind, from_address, to_address,
@@ -224,7 +229,7 @@ export class MessageWritesRepository {
   }
 
   /** A manual reply `sending` → `sent`, counted on its thread; false when it was no longer `sending`. */
-  async markManualSent(workspaceId: string, id: number, at: Date, m: EntityManager): Promise<boolean> {
+  async markManualSent(workspaceId: WorkspaceId, id: number, at: Date, m: EntityManager): Promise<boolean> {
     const updated = await rows<{ thread_id: number }>(
       m,
       `UPDATE messages SET status = 'sent', sent_at = $3
@@ -266,7 +271,7 @@ export class MessageWritesRepository {
   }
 
   /** Forgets a record the server cannot have accepted; false when it was no longer `sending`. */
-  async dropSending(workspaceId: string, id: number, m: EntityManager): Promise<boolean> {
+  async dropSending(workspaceId: WorkspaceId, id: number, m: EntityManager): Promise<boolean> {
     const dropped = await rows<{ id: number }>(
       m,
       `DELETE FROM messages WHERE workspace_id = $1 AND id = $2 AND status = 'sending' RETURNING id`,
@@ -278,7 +283,7 @@ export class MessageWritesRepository {
   // Inbound mail.
 
   /** Records the inbound message in its thread (count, last activity and first reply noted); its id. */
-  async insertInbound(workspaceId: string, r: InboundMessageRow, m: EntityManager): Promise<number> {
+  async insertInbound(workspaceId: WorkspaceId, r: InboundMessageRow, m: EntityManager): Promise<number> {
     // The message and its thread's counters in one statement (one round trip per inbound mail).
     const [inserted] = await rows<{ id: number }>(
       m,
@@ -320,7 +325,7 @@ export class MessageWritesRepository {
    * `bounced_at`, set for hard bounces only). Whether this call recorded it.
    */
   async markBounce(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     messageRowId: number,
     verdict: BounceView,
     manager: EntityManager,
@@ -337,7 +342,7 @@ export class MessageWritesRepository {
 
   /** Sent messages of the contact that bounced softly for one of `reasons` within the last `days`. */
   async countRecentSoftBounces(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     contactId: number,
     reasons: string[],
     days: number,
@@ -354,7 +359,7 @@ export class MessageWritesRepository {
   }
 
   /** Whether a bounce is already recorded on the sent message; locks its row for the transaction. */
-  async lockBounce(workspaceId: string, messageRowId: number, manager: EntityManager): Promise<boolean> {
+  async lockBounce(workspaceId: WorkspaceId, messageRowId: number, manager: EntityManager): Promise<boolean> {
     const [found] = await rows<{ bounced: boolean }>(
       manager,
       'SELECT bounce IS NOT NULL AS bounced FROM messages WHERE workspace_id = $1 AND id = $2 FOR UPDATE',

@@ -9,6 +9,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { rows } from '../../database/query-rows.js';
 import type { WorkspaceConfig } from '../workspaces/workspace-config.js';
 import type { CategorySource, ReplyCategory } from './reply-category.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 /** An uncategorised reply claimed by the sweep, with its workspace's stored config. */
 export interface ClaimedReply {
@@ -67,7 +68,7 @@ export class ReplyCategoryWritesRepository {
    * category and source).
    */
   async setCategory(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     messageId: number,
     category: ReplyCategory,
     source: CategorySource,
@@ -91,7 +92,7 @@ export class ReplyCategoryWritesRepository {
   }
 
   /** The thread takes the category of its latest categorised reply (by arrival). */
-  async refreshThreadCategory(workspaceId: string, threadId: number, m: EntityManager): Promise<void> {
+  async refreshThreadCategory(workspaceId: WorkspaceId, threadId: number, m: EntityManager): Promise<void> {
     await m.query(
       `UPDATE threads t SET category = (
          SELECT x.category FROM messages x

@@ -6,6 +6,7 @@ import { Message } from './entities/message.entity.js';
 import { Thread } from './entities/thread.entity.js';
 import { paginate, type Page, type PageQueryDto } from '../../common/http/pagination.js';
 import { rowsOf } from '../../database/query-rows.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 @Injectable()
 export class ThreadsRepository extends TenantRepository<Thread> {
@@ -15,7 +16,7 @@ export class ThreadsRepository extends TenantRepository<Thread> {
 
   /** A page of threads, filtered by contact, campaign, inbox, reply and category. */
   page(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     query: PageQueryDto,
     filter: {
       contactId?: number;
@@ -47,7 +48,7 @@ export class MessagesRepository extends TenantRepository<Message> {
   }
 
   /** A page of one thread's messages. */
-  pageOfThread(workspaceId: string, threadId: number, query: PageQueryDto): Promise<Page<Message>> {
+  pageOfThread(workspaceId: WorkspaceId, threadId: number, query: PageQueryDto): Promise<Page<Message>> {
     const qb = this.query(workspaceId, 'm').andWhere('m.threadId = :threadId', { threadId });
     return paginate(qb, 'm', query, { tenant: workspaceId, route: `threads.${threadId}.messages.index` });
   }

@@ -8,6 +8,7 @@ import type { Thread } from './entities/thread.entity.js';
 import { toMessageView, type MessageView } from './message.view.js';
 import { toThreadView, type ThreadView } from './thread.view.js';
 import { MessagesRepository, ThreadsRepository } from './threads.repository.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 @Injectable()
 export class ThreadsService {
@@ -16,7 +17,7 @@ export class ThreadsService {
     private readonly messages: MessagesRepository,
   ) {}
 
-  async list(workspaceId: string, query: ListThreadsQueryDto): Promise<Page<Thread>> {
+  async list(workspaceId: WorkspaceId, query: ListThreadsQueryDto): Promise<Page<Thread>> {
     return this.threads.page(workspaceId, query, {
       contactId: query.contact_id,
       campaignId: query.campaign_id,
@@ -26,19 +27,19 @@ export class ThreadsService {
     });
   }
 
-  async show(workspaceId: string, id: number): Promise<ThreadView> {
+  async show(workspaceId: WorkspaceId, id: number): Promise<ThreadView> {
     const row = await this.threads.findOne(workspaceId, { id });
     if (!row) throw ApiError.notFound();
     return toThreadView(row);
   }
 
-  async messagesOf(workspaceId: string, threadId: number, query: PageQueryDto): Promise<Page<Message>> {
+  async messagesOf(workspaceId: WorkspaceId, threadId: number, query: PageQueryDto): Promise<Page<Message>> {
     const thread = await this.threads.findOne(workspaceId, { id: threadId });
     if (!thread) throw ApiError.notFound();
     return this.messages.pageOfThread(workspaceId, threadId, query);
   }
 
-  async message(workspaceId: string, id: number): Promise<MessageView> {
+  async message(workspaceId: WorkspaceId, id: number): Promise<MessageView> {
     const row = await this.messages.findOne(workspaceId, { id });
     if (!row) throw ApiError.notFound();
     return toMessageView(row);

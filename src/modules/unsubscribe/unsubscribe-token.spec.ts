@@ -1,7 +1,8 @@
 import { signUnsubscribeToken, verifyUnsubscribeToken } from './unsubscribe-token.js';
+import { asWorkspaceId } from '../../common/tenant/workspace-id.js';
 
 const claims = {
-  workspaceId: '0b8f3a52-58c4-4a4b-9f53-2d3c2e0f9a11',
+  workspaceId: asWorkspaceId('0b8f3a52-58c4-4a4b-9f53-2d3c2e0f9a11'),
   contactId: 123456,
   campaignId: 42,
   enrollmentId: 987654321,

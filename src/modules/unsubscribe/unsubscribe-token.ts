@@ -4,9 +4,10 @@
  * guessable, and they do not expire (an unsubscribe link in an old mail must keep working).
  */
 import { derivedKey, hmacSha256, safeEqual } from '../../common/crypto/crypto.js';
+import { asWorkspaceId, type WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 export interface UnsubscribeClaims {
-  workspaceId: string;
+  workspaceId: WorkspaceId;
   contactId: number;
   campaignId: number;
   enrollmentId: number;
@@ -35,7 +36,9 @@ export function verifyUnsubscribeToken(token: string): UnsubscribeClaims | null 
   const parts = /^1\.([0-9a-f]{32})\.([0-9a-z]+)\.([0-9a-z]+)\.([0-9a-z]+)$/.exec(payload.toString());
   if (!parts) return null;
   const hex = parts[1];
-  const workspaceId = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  const workspaceId = asWorkspaceId(
+    `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`,
+  );
   const [contactId, campaignId, enrollmentId] = [parts[2], parts[3], parts[4]].map((s) => parseInt(s, 36));
   // Campaign and enrollment are 0 for a manual reply in a thread that has none.
   if (!(Number.isSafeInteger(contactId) && contactId > 0)) return null;

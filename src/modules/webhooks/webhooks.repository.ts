@@ -8,6 +8,7 @@ import { paginate, type Page, type PageQueryDto } from '../../common/http/pagina
 import type { EntityManager } from 'typeorm';
 import { rowsOf } from '../../database/query-rows.js';
 import type { AttemptOutcome } from './webhook-http.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 @Injectable()
 export class WebhookEndpointsRepository extends TenantRepository<WebhookEndpoint> {
@@ -17,7 +18,7 @@ export class WebhookEndpointsRepository extends TenantRepository<WebhookEndpoint
 
   /** Stores the endpoint's signing secret, sealed under its id. */
   async setSealedSecret(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     id: number,
     sealed: string,
     manager?: EntityManager,
@@ -27,7 +28,7 @@ export class WebhookEndpointsRepository extends TenantRepository<WebhookEndpoint
 
   /** Stores a change of URL, event filter or description (`PATCH /webhook-endpoints/{id}`). */
   async applySettings(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     id: number,
     patch: Pick<Partial<WebhookEndpoint>, 'url' | 'events' | 'description'>,
   ): Promise<void> {
@@ -35,7 +36,7 @@ export class WebhookEndpointsRepository extends TenantRepository<WebhookEndpoint
   }
 
   /** Enabled again, its failure counter reset. */
-  async enable(workspaceId: string, id: number): Promise<void> {
+  async enable(workspaceId: WorkspaceId, id: number): Promise<void> {
     await this.scope(workspaceId).update(
       { id },
       { status: 'enabled', disabledReason: null, consecutiveFailures: 0 },
@@ -43,7 +44,7 @@ export class WebhookEndpointsRepository extends TenantRepository<WebhookEndpoint
   }
 
   /** A page of the workspace's rows, newest first. */
-  page(workspaceId: string, query: PageQueryDto): Promise<Page<WebhookEndpoint>> {
+  page(workspaceId: WorkspaceId, query: PageQueryDto): Promise<Page<WebhookEndpoint>> {
     return paginate(this.query(workspaceId, 'e'), 'e', query, {
       tenant: workspaceId,
       route: 'webhook_endpoints.index',
@@ -51,7 +52,7 @@ export class WebhookEndpointsRepository extends TenantRepository<WebhookEndpoint
   }
 
   /** Deletes the endpoint and its deliveries. */
-  async deleteWithDeliveries(workspaceId: string, id: number, manager: EntityManager): Promise<void> {
+  async deleteWithDeliveries(workspaceId: WorkspaceId, id: number, manager: EntityManager): Promise<void> {
     await manager.delete(WebhookDelivery, { workspaceId, endpointId: id });
     await manager.delete(WebhookEndpoint, { workspaceId, id });
   }
@@ -69,7 +70,7 @@ export class WebhookDeliveriesRepository extends TenantRepository<WebhookDeliver
    * touched.
    */
   async insertTestDelivery(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     d: {
       endpointId: number;
       eventId: string;
@@ -107,7 +108,11 @@ export class WebhookDeliveriesRepository extends TenantRepository<WebhookDeliver
    * Queues a delivery again with a fresh set of attempts, due now, when its event is still stored;
    * false when the event is gone (retention removed it): nothing changes then.
    */
-  async requeueIfEventKept(workspaceId: string, endpointId: number, deliveryId: number): Promise<boolean> {
+  async requeueIfEventKept(
+    workspaceId: WorkspaceId,
+    endpointId: number,
+    deliveryId: number,
+  ): Promise<boolean> {
     const updated = rowsOf(
       await this.unscoped().query(
         `UPDATE webhook_deliveries d SET status = 'pending', attempts = 0, next_attempt_at = now()
@@ -122,7 +127,7 @@ export class WebhookDeliveriesRepository extends TenantRepository<WebhookDeliver
 
   /** A page of one endpoint's deliveries. */
   pageOfEndpoint(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     endpointId: number,
     query: PageQueryDto,
   ): Promise<Page<WebhookDelivery>> {

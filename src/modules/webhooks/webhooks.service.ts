@@ -32,6 +32,7 @@ import {
   type WebhookDeliveryView,
   type WebhookEndpointView,
 } from './webhook.view.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 /** Name resolution at create/update is bounded, so a slow DNS never holds a request for long. */
 const createResolver = resolverWithTimeout(systemResolver, 5000);
@@ -59,14 +60,14 @@ export class WebhooksService {
     }
   }
 
-  private async find(workspaceId: string, id: number): Promise<WebhookEndpoint> {
+  private async find(workspaceId: WorkspaceId, id: number): Promise<WebhookEndpoint> {
     const found = await this.endpoints.findOne(workspaceId, { id });
     if (!found) throw ApiError.notFound('Webhook endpoint');
     return found;
   }
 
   async create(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     body: CreateWebhookEndpointDto,
   ): Promise<WebhookEndpointView & { secret: string }> {
     const url = await this.checkedUrl(body.url);
@@ -94,16 +95,16 @@ export class WebhooksService {
     return { ...toEndpointView(saved), secret };
   }
 
-  async list(workspaceId: string, query: PageQueryDto): Promise<Page<WebhookEndpoint>> {
+  async list(workspaceId: WorkspaceId, query: PageQueryDto): Promise<Page<WebhookEndpoint>> {
     return this.endpoints.page(workspaceId, query);
   }
 
-  async show(workspaceId: string, id: number): Promise<WebhookEndpointView> {
+  async show(workspaceId: WorkspaceId, id: number): Promise<WebhookEndpointView> {
     return toEndpointView(await this.find(workspaceId, id));
   }
 
   async update(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     id: number,
     body: UpdateWebhookEndpointDto,
   ): Promise<WebhookEndpointView> {
@@ -116,7 +117,7 @@ export class WebhooksService {
     return toEndpointView(await this.find(workspaceId, id));
   }
 
-  async remove(workspaceId: string, id: number): Promise<void> {
+  async remove(workspaceId: WorkspaceId, id: number): Promise<void> {
     await this.db.transaction(async (manager) => {
       const found = await this.endpoints.findOneForUpdate(workspaceId, { id }, manager);
       if (!found) throw ApiError.notFound('Webhook endpoint');
@@ -125,14 +126,17 @@ export class WebhooksService {
   }
 
   /** Re-enables a disabled endpoint and resets its failure counter; waiting deliveries resume. */
-  async enable(workspaceId: string, id: number): Promise<WebhookEndpointView> {
+  async enable(workspaceId: WorkspaceId, id: number): Promise<WebhookEndpointView> {
     await this.find(workspaceId, id);
     await this.endpoints.enable(workspaceId, id);
     this.worker?.wake();
     return toEndpointView(await this.find(workspaceId, id));
   }
 
-  async rotateSecret(workspaceId: string, id: number): Promise<WebhookEndpointView & { secret: string }> {
+  async rotateSecret(
+    workspaceId: WorkspaceId,
+    id: number,
+  ): Promise<WebhookEndpointView & { secret: string }> {
     await this.find(workspaceId, id);
     const secret = generateSecret();
     await this.endpoints.setSealedSecret(workspaceId, id, seal(secret, webhookSecretAt(id)));
@@ -140,7 +144,7 @@ export class WebhooksService {
   }
 
   async listDeliveries(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     endpointId: number,
     query: PageQueryDto,
   ): Promise<Page<WebhookDelivery>> {
@@ -153,7 +157,11 @@ export class WebhooksService {
    * endpoint is queued too and waits for the endpoint to be re-enabled. A delivery whose event
    * retention removed (EVENT_RETENTION_DAYS) cannot be sent again: 409, nothing queued.
    */
-  async redeliver(workspaceId: string, endpointId: number, deliveryId: number): Promise<WebhookDeliveryView> {
+  async redeliver(
+    workspaceId: WorkspaceId,
+    endpointId: number,
+    deliveryId: number,
+  ): Promise<WebhookDeliveryView> {
     await this.find(workspaceId, endpointId);
     const found = await this.deliveries.findOne(workspaceId, { id: deliveryId, endpointId });
     if (!found) throw ApiError.notFound('Webhook delivery');
@@ -172,7 +180,7 @@ export class WebhooksService {
    * event families and status, through the same checks and client as normal deliveries. The attempt
    * is recorded as a finished delivery (no retries) and never counts toward disabling the endpoint.
    */
-  async test(workspaceId: string, endpointId: number): Promise<WebhookDeliveryView> {
+  async test(workspaceId: WorkspaceId, endpointId: number): Promise<WebhookDeliveryView> {
     const endpoint = await this.find(workspaceId, endpointId);
     const secret = unseal(endpoint.secretSealed, webhookSecretAt(endpoint.id));
     const eventId = randomUUID();

@@ -4,6 +4,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { paginate, type Page, type PageQueryDto } from '../../common/http/pagination.js';
 import { Organization } from '../organizations/entities/organization.entity.js';
 import { Workspace } from './entities/workspace.entity.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 /**
  * Workspaces, scoped by their organization (a workspace is the tenant; its organization owns it).
@@ -35,7 +36,7 @@ export class WorkspacesRepository {
 
   findInOrganization(
     organizationId: string,
-    id: string,
+    id: WorkspaceId,
     manager?: EntityManager,
     lock = false,
   ): Promise<Workspace | null> {
@@ -51,7 +52,7 @@ export class WorkspacesRepository {
     return paginate(qb, 'w', query, { tenant: organizationId, route: 'provisioning.workspaces.index' });
   }
 
-  findById(workspaceId: string, manager?: EntityManager): Promise<Workspace | null> {
+  findById(workspaceId: WorkspaceId, manager?: EntityManager): Promise<Workspace | null> {
     return this.repo(manager).findOne({ where: { id: workspaceId } });
   }
 

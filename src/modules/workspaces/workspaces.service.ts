@@ -10,6 +10,7 @@ import { isUuid } from '../../common/http/id-params.js';
 import type { Workspace } from './entities/workspace.entity.js';
 import { WorkspacesRepository } from './workspaces.repository.js';
 import { effectiveConfig, type WorkspaceConfig } from './workspace-config.js';
+import { asWorkspaceId } from '../../common/tenant/workspace-id.js';
 
 @Injectable()
 export class WorkspacesService {
@@ -56,13 +57,15 @@ export class WorkspacesService {
    * malformed id rejected by UuidPipe, byte for byte.
    */
   async findInOrganization(organizationId: string, id: string): Promise<Workspace> {
-    const ws = isUuid(id) ? await this.workspaces.findInOrganization(organizationId, id.toLowerCase()) : null;
+    const ws = isUuid(id)
+      ? await this.workspaces.findInOrganization(organizationId, asWorkspaceId(id.toLowerCase()))
+      : null;
     if (!ws) throw ApiError.notFound();
     return ws;
   }
 
   async get(id: string): Promise<Workspace> {
-    const ws = isUuid(id) ? await this.workspaces.findById(id.toLowerCase()) : null;
+    const ws = isUuid(id) ? await this.workspaces.findById(asWorkspaceId(id.toLowerCase())) : null;
     if (!ws) throw ApiError.notFound('Workspace');
     return ws;
   }
@@ -71,7 +74,12 @@ export class WorkspacesService {
   async mergeConfig(organizationId: string, id: string, patch: Partial<WorkspaceConfig>): Promise<Workspace> {
     return this.db.transaction(async (manager) => {
       const ws = isUuid(id)
-        ? await this.workspaces.findInOrganization(organizationId, id.toLowerCase(), manager, true)
+        ? await this.workspaces.findInOrganization(
+            organizationId,
+            asWorkspaceId(id.toLowerCase()),
+            manager,
+            true,
+          )
         : null;
       if (!ws) throw ApiError.notFound();
       const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));

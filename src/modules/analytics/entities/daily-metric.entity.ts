@@ -1,5 +1,6 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { CreatedAt } from '../../../database/columns.js';
+import type { WorkspaceId } from '../../../common/tenant/workspace-id.js';
 
 /** Counters per workspace, UTC day and campaign, bumped in the same transaction as the fact counted. */
 @Entity('daily_metrics')
@@ -7,7 +8,7 @@ import { CreatedAt } from '../../../database/columns.js';
 @Index(['workspaceId', 'createdAt', 'id'])
 export class DailyMetric {
   @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: number;
-  @Column({ type: 'uuid' }) workspaceId: string;
+  @Column({ type: 'uuid' }) workspaceId: WorkspaceId;
   @Column({ type: 'date' }) date: string;
   @Column({ type: 'bigint' }) campaignId: number;
   @Column({ type: 'integer', default: 0 }) sent: number;

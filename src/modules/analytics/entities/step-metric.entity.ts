@@ -1,4 +1,5 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import type { WorkspaceId } from '../../../common/tenant/workspace-id.js';
 
 /**
  * Counters per workspace, campaign, UTC day, step and variant: `sent`, `replied`, `bounced` and
@@ -11,7 +12,7 @@ import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 @Index(['workspaceId', 'campaignId', 'date', 'stepPosition', 'variant'], { unique: true })
 export class StepMetric {
   @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: number;
-  @Column({ type: 'uuid' }) workspaceId: string;
+  @Column({ type: 'uuid' }) workspaceId: WorkspaceId;
   @Column({ type: 'bigint' }) campaignId: number;
   @Column({ type: 'date' }) date: string;
   @Column({ type: 'integer' }) stepPosition: number;

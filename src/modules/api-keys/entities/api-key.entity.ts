@@ -1,6 +1,7 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { CreatedAt, Timestamp } from '../../../database/columns.js';
 import type { KeyTier } from '../../../common/auth/token.js';
+import type { WorkspaceId } from '../../../common/tenant/workspace-id.js';
 
 @Entity('api_keys')
 export class ApiKey {
@@ -13,7 +14,7 @@ export class ApiKey {
   @Column({ type: 'text', array: true, default: () => "'{}'" }) scopes: string[];
   @Timestamp() expiresAt: Date | null;
   @Column({ type: 'text', array: true, default: () => "'{}'" }) allowedIps: string[];
-  @Index() @Column({ type: 'uuid', nullable: true }) workspaceId: string | null;
+  @Index() @Column({ type: 'uuid', nullable: true }) workspaceId: WorkspaceId | null;
   @Index() @Column({ type: 'uuid', nullable: true }) organizationId: string | null;
   @Column({ type: 'integer', nullable: true }) rateLimit: number | null;
   @Timestamp() revokedAt: Date | null;

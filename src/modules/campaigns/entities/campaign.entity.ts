@@ -1,5 +1,6 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { CreatedAt, Timestamp, UpdatedAt } from '../../../database/columns.js';
+import type { WorkspaceId } from '../../../common/tenant/workspace-id.js';
 
 export type CampaignStatus = 'draft' | 'active' | 'paused' | 'archived';
 /** Why a paused campaign is paused: a PATCH (`manual`) or the service's bounce protection. */
@@ -21,7 +22,7 @@ export interface CampaignSchedule {
 @Index(['workspaceId', 'createdAt', 'id'])
 export class Campaign {
   @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: number;
-  @Column({ type: 'uuid' }) workspaceId: string;
+  @Column({ type: 'uuid' }) workspaceId: WorkspaceId;
   @Column({ type: 'text' }) name: string;
   @Column({ type: 'bigint', nullable: true }) sequenceId: number | null;
   @Column({ type: 'text', default: 'draft' }) status: CampaignStatus;

@@ -1,5 +1,6 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { CreatedAt, Timestamp, UpdatedAt } from '../../../database/columns.js';
+import type { WorkspaceId } from '../../../common/tenant/workspace-id.js';
 
 export const CONTACT_STAGES = [
   'new',
@@ -22,7 +23,7 @@ export type ContactSource = 'api' | 'import' | 'cli';
 @Index('idx_contacts_updated', ['workspaceId', 'updatedAt'])
 export class Contact {
   @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: number;
-  @Column({ type: 'uuid' }) workspaceId: string;
+  @Column({ type: 'uuid' }) workspaceId: WorkspaceId;
   /** Trimmed and lower-cased; the identity of the contact inside its workspace. */
   @Column({ type: 'text' }) email: string;
   @Column({ type: 'text', nullable: true }) firstName: string | null;

@@ -1,6 +1,7 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { CreatedAt, Timestamp, UpdatedAt } from '../../../database/columns.js';
 import type { EnrollmentStatus, StopReason } from '../enrollment-state.js';
+import type { WorkspaceId } from '../../../common/tenant/workspace-id.js';
 
 @Entity('enrollments')
 @Index(['campaignId', 'contactId'], { unique: true })
@@ -10,7 +11,7 @@ import type { EnrollmentStatus, StopReason } from '../enrollment-state.js';
 @Index('idx_enrollments_due', ['nextStepAt', 'id'], { where: "status = 'active'" })
 export class Enrollment {
   @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: number;
-  @Column({ type: 'uuid' }) workspaceId: string;
+  @Column({ type: 'uuid' }) workspaceId: WorkspaceId;
   @Column({ type: 'bigint' }) campaignId: number;
   @Index() @Column({ type: 'bigint' }) contactId: number;
   @Column({ type: 'text', default: 'active' }) status: EnrollmentStatus;

@@ -12,6 +12,7 @@ import type { ImportProgress, ImportRunner } from '../import-runner.js';
 import type { ImportView } from '../import.view.js';
 import type { ImportsService } from '../imports.service.js';
 import { importBodyItems, type ImportBodyItem } from '../import-body.js';
+import { asWorkspaceId } from '../../../common/tenant/workspace-id.js';
 
 export interface ImportFileOptions {
   workspace: string;
@@ -40,7 +41,7 @@ export async function importFile(
   o: ImportFileOptions,
 ): Promise<ImportView> {
   if (!isUuid(o.workspace)) throw new CliError('--workspace must be a workspace UUID');
-  const workspace = o.workspace.toLowerCase();
+  const workspace = asWorkspaceId(o.workspace.toLowerCase());
   try {
     await access(o.file, constants.R_OK);
   } catch (err) {

@@ -1,5 +1,6 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { CreatedAt, Timestamp } from '../../../database/columns.js';
+import type { WorkspaceId } from '../../../common/tenant/workspace-id.js';
 
 export type ImportStatus = 'queued' | 'processing' | 'completed' | 'failed';
 
@@ -13,7 +14,7 @@ export interface ImportRowError {
 @Index(['workspaceId', 'createdAt', 'id'])
 export class ImportBatch {
   @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: number;
-  @Column({ type: 'uuid' }) workspaceId: string;
+  @Column({ type: 'uuid' }) workspaceId: WorkspaceId;
   @Column({ type: 'text', default: 'queued' }) status: ImportStatus;
   @Column({ type: 'text', default: 'api' }) source: 'api' | 'cli';
   @Column({ type: 'boolean', default: true }) updateExisting: boolean;

@@ -11,6 +11,7 @@ import {
 import { OAUTH_PROVIDERS, type OAuthProviderName } from '../../../config/mail-providers.js';
 import { connectInbox, connectOAuthInbox } from '../inboxes.service.js';
 import type { MailServerSettings } from '../inbox-credentials.js';
+import { asWorkspaceId } from '../../../common/tenant/workspace-id.js';
 
 export interface InboxConnectFlags extends JsonFlag {
   workspace?: string;
@@ -169,7 +170,7 @@ export class InboxConnectCommand extends JsonCommand<InboxConnectFlags> {
       };
     }
     const { inbox, inboundSecret } = await connectInbox(this.db, {
-      workspaceId: required(o.workspace, 'workspace'),
+      workspaceId: asWorkspaceId(required(o.workspace, 'workspace')),
       email: required(o.email, 'email'),
       displayName: o.displayName ?? null,
       dailyLimit: o.dailyLimit,
@@ -203,7 +204,7 @@ export class InboxConnectCommand extends JsonCommand<InboxConnectFlags> {
     }
     const refreshToken = passwordFrom('refresh-token-env', required(o.refreshTokenEnv, 'refresh-token-env'));
     const { inbox, inboundSecret } = await connectOAuthInbox(this.db, {
-      workspaceId: required(o.workspace, 'workspace'),
+      workspaceId: asWorkspaceId(required(o.workspace, 'workspace')),
       email: required(o.email, 'email'),
       provider,
       refreshToken: refreshToken!,

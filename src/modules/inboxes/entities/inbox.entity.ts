@@ -1,6 +1,7 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import type { DomainHealthView } from '../health/domain-health.js';
 import { CreatedAt, Timestamp, UpdatedAt } from '../../../database/columns.js';
+import type { WorkspaceId } from '../../../common/tenant/workspace-id.js';
 
 /** `reauth_required`: an OAuth inbox whose refresh token the provider refused (CONTRACT §19). */
 export type InboxStatus = 'active' | 'paused' | 'error' | 'reauth_required';
@@ -18,7 +19,7 @@ export type InboxAuth = 'password' | 'oauth2';
 @Index(['workspaceId', 'createdAt', 'id'])
 export class Inbox {
   @PrimaryGeneratedColumn('uuid') id: string;
-  @Column({ type: 'uuid' }) workspaceId: string;
+  @Column({ type: 'uuid' }) workspaceId: WorkspaceId;
   @Column({ type: 'text' }) email: string;
   @Column({ type: 'text', nullable: true }) displayName: string | null;
   @Column({ type: 'text', default: 'smtp' }) provider: InboxProvider;

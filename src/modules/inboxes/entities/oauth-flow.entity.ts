@@ -1,5 +1,6 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { CreatedAt, Timestamp } from '../../../database/columns.js';
+import type { WorkspaceId } from '../../../common/tenant/workspace-id.js';
 
 /**
  * An OAuth 2.0 connection begun by `POST /inboxes/oauth/{provider}/start` and not finished yet. The
@@ -11,7 +12,7 @@ import { CreatedAt, Timestamp } from '../../../database/columns.js';
 export class OAuthFlow {
   /** HMAC of the state (the state itself is never stored). */
   @PrimaryColumn({ type: 'text', primaryKeyConstraintName: 'PK_oauth_flows' }) stateHash: string;
-  @Column({ type: 'uuid' }) workspaceId: string;
+  @Column({ type: 'uuid' }) workspaceId: WorkspaceId;
   @Column({ type: 'text' }) provider: string;
   /** The PKCE code verifier, sealed (`oauth_flows.code_verifier_sealed.<state hash>`). */
   @Column({ type: 'text' }) codeVerifierSealed: string;

@@ -10,6 +10,7 @@ import { openSettings } from '../inbox-credentials.js';
 import { InboxesRepository } from '../inboxes.repository.js';
 import { healthResolver } from './dns-resolver.js';
 import { checkDomainHealth, type DomainHealthView, type HealthSubject } from './domain-health.js';
+import type { WorkspaceId } from '../../../common/tenant/workspace-id.js';
 
 export const HEALTH_CACHE_MS = 3_600_000;
 
@@ -32,7 +33,7 @@ export function healthSubject(inbox: Inbox): HealthSubject {
 export class InboxHealthService {
   constructor(private readonly inboxes: InboxesRepository) {}
 
-  async health(workspaceId: string, id: string, refresh: boolean): Promise<DomainHealthView> {
+  async health(workspaceId: WorkspaceId, id: string, refresh: boolean): Promise<DomainHealthView> {
     const inbox = await this.inboxes.findOne(workspaceId, { id });
     if (!inbox) throw ApiError.notFound();
     const cached = inbox.health;

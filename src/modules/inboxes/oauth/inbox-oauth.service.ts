@@ -23,6 +23,7 @@ import { connectOAuthInbox } from '../inboxes.service.js';
 import { authorizationUrl, exchangeCode, OAuthGrantRefused } from './oauth-client.js';
 import * as oauth from 'openid-client';
 import { OAuthFlowsRepository } from './oauth-flows.repository.js';
+import type { WorkspaceId } from '../../../common/tenant/workspace-id.js';
 
 export const OAUTH_STATE_TTL_MS = 10 * 60_000;
 
@@ -70,7 +71,7 @@ export class InboxOAuthService {
   ) {}
 
   async start(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     provider: OAuthProviderName,
     returnUrl: string | null,
   ): Promise<{ authorization_url: string; state: string; expires_at: string }> {

@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import type { EntityManager, Repository } from 'typeorm';
 import { rows } from '../../../database/query-rows.js';
 import { OAuthFlow } from '../entities/oauth-flow.entity.js';
+import { asWorkspaceId, type WorkspaceId } from '../../../common/tenant/workspace-id.js';
 
 /** OAuth connections begun and not finished (single use, 10 minutes). */
 @Injectable()
@@ -10,7 +11,7 @@ export class OAuthFlowsRepository {
   constructor(@InjectRepository(OAuthFlow) private readonly repo: Repository<OAuthFlow>) {}
 
   async insert(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     flow: Omit<OAuthFlow, 'workspaceId' | 'createdAt'>,
     manager?: EntityManager,
   ): Promise<void> {
@@ -34,7 +35,7 @@ export class OAuthFlowsRepository {
     if (!row) return null;
     return {
       stateHash: row.state_hash,
-      workspaceId: row.workspace_id,
+      workspaceId: asWorkspaceId(row.workspace_id),
       provider: row.provider,
       codeVerifierSealed: row.code_verifier_sealed,
       returnUrl: row.return_url,

@@ -16,6 +16,7 @@
 import type { DataSource } from 'typeorm';
 import type { InboxStateRepository } from '../../inboxes/inbox-state.repository.js';
 import type { CapacityRepository } from './capacity.repository.js';
+import type { WorkspaceId } from '../../../common/tenant/workspace-id.js';
 
 interface Held {
   /** Slots reserved and not handed out yet. */
@@ -25,7 +26,7 @@ interface Held {
   /** No room was left at the last reservation: stop asking for this tick. */
   exhausted: boolean;
   refilling?: Promise<void>;
-  workspaceId: string;
+  workspaceId: WorkspaceId;
   /** Campaign id (campaign slots) or the inbox's lower-cased domain (inbox slots). */
   key: string;
 }
@@ -48,7 +49,7 @@ export class CapacityBank {
   }
 
   /** One slot of the campaign's daily cap; false when the cap is reached. */
-  takeCampaign(workspaceId: string, campaignId: number, limit: number): Promise<boolean> {
+  takeCampaign(workspaceId: WorkspaceId, campaignId: number, limit: number): Promise<boolean> {
     return this.take(this.campaigns, campaignId, workspaceId, String(campaignId), (h, k) =>
       this.reserveCampaign(h, campaignId, limit, k),
     );
@@ -67,7 +68,12 @@ export class CapacityBank {
   }
 
   /** One slot of the inbox's daily limit and of its domain's daily limit; false when either is full. */
-  takeInbox(workspaceId: string, inboxId: string, domain: string, domainLimit: number): Promise<boolean> {
+  takeInbox(
+    workspaceId: WorkspaceId,
+    inboxId: string,
+    domain: string,
+    domainLimit: number,
+  ): Promise<boolean> {
     return this.take(this.inboxes, inboxId, workspaceId, domain, (h, k) =>
       this.reserveInbox(h, inboxId, domainLimit, k),
     );
@@ -76,7 +82,7 @@ export class CapacityBank {
   private async take<K>(
     map: Map<K, Held>,
     id: K,
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     key: string,
     reserve: (h: Held, k: number) => Promise<void>,
   ): Promise<boolean> {

@@ -9,12 +9,13 @@ import type { EntityManager } from 'typeorm';
 import { rows } from '../../../database/query-rows.js';
 import { UTC_TODAY } from '../../../common/time/dates.js';
 import { TAKE_DAILY_SEND_SQL } from '../../inboxes/inbox-state.repository.js';
+import type { WorkspaceId } from '../../../common/tenant/workspace-id.js';
 
 @Injectable()
 export class CapacityRepository {
   /** +1 on a per-UTC-day counter if it stays within `limit`; false when the cap is reached. */
   async bumpCounter(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     scope: 'campaign' | 'domain',
     key: string,
     limit: number,
@@ -34,7 +35,7 @@ export class CapacityRepository {
 
   /** Takes the inbox's next pacing slot (`gapSeconds` from now); null when taken, else the time it frees. */
   async takePacingSlot(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     inboxId: string,
     gapSeconds: number,
     m: EntityManager,
@@ -63,7 +64,7 @@ export class CapacityRepository {
    * reserves both in one round trip.
    */
   async takeInboxAndDomain(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     inboxId: string,
     domain: string,
     domainLimit: number,
@@ -89,7 +90,7 @@ export class CapacityRepository {
 
   /** Today's counter row, created at 0 if missing, locked for this transaction. */
   async lockCounter(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     scope: 'campaign' | 'domain',
     key: string,
     m: EntityManager,
@@ -113,7 +114,7 @@ export class CapacityRepository {
 
   /** Adds `by` (negative: gives back, never below 0) to a counter of day `day`. */
   async addToCounter(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     scope: 'campaign' | 'domain',
     key: string,
     day: string,

@@ -17,6 +17,7 @@ import type { WorkspaceConfig } from '../../workspaces/workspace-config.js';
 import { SMTP_SEND_DEADLINE_MS } from '../smtp-transport.pool.js';
 import type { CapacityBank } from './capacity-bank.js';
 import type { StartMarker } from './slots.js';
+import type { WorkspaceId } from '../../../common/tenant/workspace-id.js';
 
 /** Enrollments claimed per tick and process. */
 export const CLAIM_BATCH = 400;
@@ -99,7 +100,7 @@ export interface StepInput {
 
 /** A step rendered for an inbox, ready to be recorded (`threadId` null: its thread is created with it). */
 export interface Draft {
-  workspaceId: string;
+  workspaceId: WorkspaceId;
   enrollmentId: number;
   campaignId: number;
   contactId: number;

@@ -8,6 +8,7 @@ import { logger } from '../../../common/logging/logger.js';
 import { SmtpSendError } from '../smtp-transport.pool.js';
 import { RETRY_DELAY_SECONDS, type EngineWriters, type Outcome, type Prepared } from './engine.types.js';
 import { classifySmtpFailure, refusalVerdict, type SmtpError } from './smtp-outcome.js';
+import type { WorkspaceId } from '../../../common/tenant/workspace-id.js';
 
 /** The note (message `error`, enrollment `stop_note`) of a step whose outcome is unknown. */
 export const inDoubtNote = (position: number, what: string): string =>
@@ -25,7 +26,7 @@ export class SendFailures {
    */
   async inDoubt(
     m: EntityManager,
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     enrollmentId: number,
     messageRowId: number,
     note: string,

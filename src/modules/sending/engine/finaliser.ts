@@ -15,6 +15,7 @@ import { Message } from '../../threads/entities/message.entity.js';
 import { toMessageEventView } from '../../threads/message.view.js';
 import type { EngineWriters, Prepared } from './engine.types.js';
 import type { SendRepository } from './send.repository.js';
+import type { WorkspaceId } from '../../../common/tenant/workspace-id.js';
 
 /**
  * Events and metric increments of a transaction, written at its end: one outbox insert and one
@@ -24,7 +25,7 @@ export class GroupWrites {
   readonly events: NewEvent[] = [];
   private readonly metrics = new Map<
     string,
-    { workspaceId: string; campaignId: number; metric: MetricName; by: number; at: Date }
+    { workspaceId: WorkspaceId; campaignId: number; metric: MetricName; by: number; at: Date }
   >();
 
   private readonly stepMetrics: StepMetricBump[] = [];
@@ -35,11 +36,17 @@ export class GroupWrites {
   ) {}
 
   /** One `sent` for a step and variant (`step_metrics`, written with the daily counters). */
-  stepSent(workspaceId: string, campaignId: number, stepPosition: number, variant: string, at: Date): void {
+  stepSent(
+    workspaceId: WorkspaceId,
+    campaignId: number,
+    stepPosition: number,
+    variant: string,
+    at: Date,
+  ): void {
     this.stepMetrics.push({ workspaceId, campaignId, stepPosition, variant, metric: 'sent', by: 1, at });
   }
 
-  metric(workspaceId: string, campaignId: number, metric: MetricName, at: Date): void {
+  metric(workspaceId: WorkspaceId, campaignId: number, metric: MetricName, at: Date): void {
     const key = `${workspaceId}|${campaignId}|${at.toISOString().slice(0, 10)}|${metric}`;
     const cur = this.metrics.get(key);
     if (cur) cur.by += 1;

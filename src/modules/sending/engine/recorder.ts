@@ -30,6 +30,7 @@ import { giveBack, reserve, takeFromBank } from './reservations.js';
 import { nextWindowOpening, sendingTimezone } from './send-window.js';
 import type { SendRepository } from './send.repository.js';
 import type { OutboundDraft } from '../../threads/message-writes.repository.js';
+import type { WorkspaceId } from '../../../common/tenant/workspace-id.js';
 
 type Decision = Draft | Outcome;
 
@@ -224,7 +225,7 @@ export class StepRecorder {
    */
   private async pauseForRenderError(
     m: EntityManager,
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     enrollmentId: number,
     err: StepRenderError,
   ): Promise<Outcome> {

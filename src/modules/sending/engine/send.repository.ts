@@ -15,6 +15,7 @@ import { Inbox } from '../../inboxes/entities/inbox.entity.js';
 import type { SequenceStep } from '../../sequences/entities/sequence.entity.js';
 import { effectiveConfig, type WorkspaceConfig } from '../../workspaces/workspace-config.js';
 import type { Claimed, DueStep, RecordedMessage } from './engine.types.js';
+import { asWorkspaceId } from '../../../common/tenant/workspace-id.js';
 
 /**
  * Claimed enrollments still carrying this claim's token, locked, with everything their next step
@@ -43,7 +44,7 @@ const LOAD_DUE_SQL = `
 function claimedFromRow(r: Record<string, unknown>): Claimed {
   return {
     id: Number(r.id),
-    workspaceId: r.workspace_id as string,
+    workspaceId: asWorkspaceId(r.workspace_id as string),
     campaignId: Number(r.campaign_id),
     contactId: Number(r.contact_id),
     status: r.status as Enrollment['status'],

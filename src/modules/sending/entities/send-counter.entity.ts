@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { WorkspaceId } from '../../../common/tenant/workspace-id.js';
 
 export type SendCounterScope = 'campaign' | 'domain';
 
@@ -9,7 +10,7 @@ export type SendCounterScope = 'campaign' | 'domain';
  */
 @Entity('send_counters')
 export class SendCounter {
-  @PrimaryColumn({ type: 'uuid' }) workspaceId: string;
+  @PrimaryColumn({ type: 'uuid' }) workspaceId: WorkspaceId;
   @PrimaryColumn({ type: 'text' }) scope: SendCounterScope;
   /** Campaign id or sending domain. */
   @PrimaryColumn({ type: 'text' }) key: string;

@@ -10,6 +10,7 @@ import type { EntityManager } from 'typeorm';
 import { rows } from '../../../database/query-rows.js';
 import { effectiveConfig, type WorkspaceConfig } from '../../workspaces/workspace-config.js';
 import { Message } from '../../threads/entities/message.entity.js';
+import type { WorkspaceId } from '../../../common/tenant/workspace-id.js';
 
 /** A thread as a manual reply needs it, read under its row lock. */
 export interface ReplyContext {
@@ -25,7 +26,7 @@ export interface ReplyContext {
     domain: string;
     status: string;
     smtpSealed: string;
-    workspaceId: string;
+    workspaceId: WorkspaceId;
     auth: InboxAuth;
     provider: InboxProvider;
     oauthConnectedAt: Date | null;
@@ -41,7 +42,11 @@ const CHAIN_MAX = 30;
 @Injectable()
 export class ManualReplyRepository {
   /** The thread with its inbox, contact and workspace config, locked for this transaction. */
-  async lockThread(workspaceId: string, threadId: number, m: EntityManager): Promise<ReplyContext | null> {
+  async lockThread(
+    workspaceId: WorkspaceId,
+    threadId: number,
+    m: EntityManager,
+  ): Promise<ReplyContext | null> {
     const [r] = await rows<Record<string, unknown>>(
       m,
       `SELECT t.id, t.subject, t.contact_id, t.enrollment_id, t.campaign_id,
@@ -89,7 +94,7 @@ export class ManualReplyRepository {
    * The thread's conversation so far, oldest first (at most the newest CHAIN_MAX): Message-IDs of
    * messages sent or received, bounces and complaints aside (they are reports, not the conversation).
    */
-  async chain(workspaceId: string, threadId: number, m: EntityManager): Promise<string[]> {
+  async chain(workspaceId: WorkspaceId, threadId: number, m: EntityManager): Promise<string[]> {
     const found = await rows<{ message_id: string }>(
       m,
       `SELECT message_id FROM (
@@ -104,16 +109,16 @@ export class ManualReplyRepository {
   }
 
   /** The manual message recorded with this Idempotency-Key, if any. */
-  findByIdempotencyKey(workspaceId: string, key: string, m: EntityManager): Promise<Message | null> {
+  findByIdempotencyKey(workspaceId: WorkspaceId, key: string, m: EntityManager): Promise<Message | null> {
     return m.getRepository(Message).findOne({ where: { workspaceId, idempotencyKey: key } });
   }
 
-  findMessage(workspaceId: string, id: number, m: EntityManager): Promise<Message> {
+  findMessage(workspaceId: WorkspaceId, id: number, m: EntityManager): Promise<Message> {
     return m.getRepository(Message).findOneOrFail({ where: { workspaceId, id } });
   }
 
   /** The current UTC day, as the capacity counters see it. */
-  async utcToday(workspaceId: string, m: EntityManager): Promise<string> {
+  async utcToday(workspaceId: WorkspaceId, m: EntityManager): Promise<string> {
     const [r] = await rows<{ today: string }>(
       m,
       `SELECT (now() AT TIME ZONE 'UTC')::date::text AS today, $1::uuid AS workspace_id`,

@@ -49,6 +49,7 @@ import {
 import { SmtpSendError, SmtpTransportPool, sendWithin } from '../smtp-transport.pool.js';
 import type { ManualReplyDto } from './dto/manual-reply.dto.js';
 import { ManualReplyRepository, type ReplyContext } from './manual-reply.repository.js';
+import type { WorkspaceId } from '../../../common/tenant/workspace-id.js';
 
 /** The longest one manual reply's SMTP conversation may take (the request waits for it). */
 export const MANUAL_SEND_DEADLINE_MS = 60_000;
@@ -105,7 +106,7 @@ export class ManualReplyService {
   ) {}
 
   async reply(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     threadId: number,
     input: ManualReplyDto,
     idempotencyKey: string | null,
@@ -158,7 +159,7 @@ export class ManualReplyService {
 
   /** A reply recorded earlier with this Idempotency-Key (its first request died or its record expired). */
   private async earlier(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     threadId: number,
     key: string,
   ): Promise<ManualReplyResult | null> {
@@ -192,7 +193,7 @@ export class ManualReplyService {
   /** Step 1: checks, capacity and the `sending` record, in the caller's transaction. */
   private async record(
     m: EntityManager,
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     threadId: number,
     input: ManualReplyDto,
     idempotencyKey: string | null,
@@ -261,7 +262,7 @@ export class ManualReplyService {
   }
 
   /** Step 3 for a send SMTP did not accept. */
-  private async failed(workspaceId: string, r: Recorded, err: unknown): Promise<ManualReplyResult> {
+  private async failed(workspaceId: WorkspaceId, r: Recorded, err: unknown): Promise<ManualReplyResult> {
     const smtpError = ((err instanceof SmtpSendError ? err.smtpError : err) ?? {}) as SmtpError;
     const handedOver = err instanceof SmtpSendError ? err.trace.handedOver() : false;
     const failure: SmtpFailure = classifySmtpFailure(smtpError, handedOver);

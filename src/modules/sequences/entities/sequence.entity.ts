@@ -1,5 +1,6 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { CreatedAt, Timestamp, UpdatedAt } from '../../../database/columns.js';
+import type { WorkspaceId } from '../../../common/tenant/workspace-id.js';
 
 export type SequenceStatus = 'draft' | 'published' | 'archived';
 
@@ -22,7 +23,7 @@ export interface SequenceStep {
 @Index(['workspaceId', 'createdAt', 'id'])
 export class Sequence {
   @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: number;
-  @Column({ type: 'uuid' }) workspaceId: string;
+  @Column({ type: 'uuid' }) workspaceId: WorkspaceId;
   @Column({ type: 'text' }) name: string;
   @Column({ type: 'text', default: 'draft' }) status: SequenceStatus;
   @Column({ type: 'jsonb', default: () => "'[]'" }) steps: SequenceStep[];

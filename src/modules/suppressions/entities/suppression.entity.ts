@@ -1,5 +1,6 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { CreatedAt } from '../../../database/columns.js';
+import type { WorkspaceId } from '../../../common/tenant/workspace-id.js';
 
 export const SUPPRESSION_REASONS = ['unsubscribed', 'bounced', 'complained', 'manual'] as const;
 export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number];
@@ -12,7 +13,7 @@ export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number];
 @Index('idx_suppressions_reason', ['workspaceId', 'reason', 'createdAt', 'id'])
 export class Suppression {
   @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: number;
-  @Column({ type: 'uuid' }) workspaceId: string;
+  @Column({ type: 'uuid' }) workspaceId: WorkspaceId;
   @Column({ type: 'text', nullable: true }) email: string | null;
   @Column({ type: 'text', nullable: true }) domain: string | null;
   @Column({ type: 'text' }) reason: SuppressionReason;

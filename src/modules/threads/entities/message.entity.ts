@@ -2,6 +2,7 @@ import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { CreatedAt, Timestamp } from '../../../database/columns.js';
 import type { BounceView } from '../../mail-reading/bounce.view.js';
 import type { CategorySource, ReplyCategory } from '../reply-category.js';
+import type { WorkspaceId } from '../../../common/tenant/workspace-id.js';
 
 export type MessageDirection = 'outbound' | 'inbound';
 /**
@@ -28,7 +29,7 @@ export type MessageStatus = 'sending' | 'sent' | 'failed' | 'received';
 @Index('idx_messages_manual_sending', ['smtpStartedAt'], { where: "status = 'sending' AND kind = 'manual'" })
 export class Message {
   @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: number;
-  @Column({ type: 'uuid' }) workspaceId: string;
+  @Column({ type: 'uuid' }) workspaceId: WorkspaceId;
   @Column({ type: 'bigint' }) threadId: number;
   @Column({ type: 'bigint', nullable: true }) enrollmentId: number | null;
   @Column({ type: 'text' }) direction: MessageDirection;

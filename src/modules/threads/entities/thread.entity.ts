@@ -1,6 +1,7 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { CreatedAt, Timestamp } from '../../../database/columns.js';
 import type { ReplyCategory } from '../reply-category.js';
+import type { WorkspaceId } from '../../../common/tenant/workspace-id.js';
 
 @Entity('threads')
 @Index(['workspaceId', 'createdAt', 'id'])
@@ -13,7 +14,7 @@ import type { ReplyCategory } from '../reply-category.js';
 @Index('idx_threads_not_replied', ['workspaceId', 'createdAt', 'id'], { where: 'replied_at IS NULL' })
 export class Thread {
   @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: number;
-  @Column({ type: 'uuid' }) workspaceId: string;
+  @Column({ type: 'uuid' }) workspaceId: WorkspaceId;
   @Column({ type: 'uuid' }) inboxId: string;
   @Index() @Column({ type: 'bigint' }) contactId: number;
   @Index() @Column({ type: 'bigint', nullable: true }) enrollmentId: number | null;

@@ -1,5 +1,6 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { CreatedAt, Timestamp } from '../../../database/columns.js';
+import type { WorkspaceId } from '../../../common/tenant/workspace-id.js';
 
 @Entity('webhook_deliveries')
 @Index(['endpointId', 'eventId'], { unique: true })
@@ -9,7 +10,7 @@ import { CreatedAt, Timestamp } from '../../../database/columns.js';
 @Index('idx_webhook_deliveries_pending_event', ['eventId'], { where: "status = 'pending'" })
 export class WebhookDelivery {
   @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: number;
-  @Column({ type: 'uuid' }) workspaceId: string;
+  @Column({ type: 'uuid' }) workspaceId: WorkspaceId;
   @Column({ type: 'bigint' }) endpointId: number;
   @Column({ type: 'uuid' }) eventId: string;
   @Column({ type: 'text' }) event: string;

@@ -1,11 +1,12 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { CreatedAt, UpdatedAt } from '../../../database/columns.js';
+import type { WorkspaceId } from '../../../common/tenant/workspace-id.js';
 
 @Entity('webhook_endpoints')
 @Index(['workspaceId', 'createdAt', 'id'])
 export class WebhookEndpoint {
   @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: number;
-  @Column({ type: 'uuid' }) workspaceId: string;
+  @Column({ type: 'uuid' }) workspaceId: WorkspaceId;
   @Column({ type: 'text' }) url: string;
   /** Event families: message, email, contact, enrollment. */
   @Column({ type: 'text', array: true }) events: string[];
