@@ -102,6 +102,15 @@ describe('inbound mail is bounded (size, concurrency, checkpoint, inbound route)
         [enrollmentId],
       )
     ).n;
+  const inboxState = () =>
+    one<{ imap_uid_validity: string | null; imap_last_uid: number | null; last_error: string | null }>(
+      'SELECT imap_uid_validity, imap_last_uid, last_error, last_error_at FROM inboxes WHERE id = $1',
+      [c.inboxIds[0]],
+    );
+  /** A wait that timed out, with what the inbox shows (its last error says why it read nothing). */
+  const failWithInboxState = async (err: unknown): Promise<never> => {
+    throw new Error(`${String(err)}; inbox: ${JSON.stringify(await inboxState())}`);
+  };
   const inboxRow = (id: string) =>
     one<{ imap_last_uid: number | null; imap_skipped_oversize: number }>(
       'SELECT imap_last_uid, imap_skipped_oversize FROM inboxes WHERE id = $1',
@@ -117,7 +126,14 @@ describe('inbound mail is bounded (size, concurrency, checkpoint, inbound route)
     t = await createTenant(app);
     c = await seedInboundCampaign(q, t.workspaceId, sink.port, dovecot, 'bounds.test', proxy.port);
     await sendFirstSteps(q, t.workspaceId, c.campaignId, ['big', 'small', 'flaky', 'prompt', 'api'], sent);
-  }, 60_000);
+    // The mailbox's connection is open and has read the mailbox once (its generation is recorded)
+    // before the tests append to it.
+    await waitFor(
+      async () => (await inboxState()).imap_uid_validity !== null,
+      'the inbox is connected',
+      60_000,
+    ).catch(failWithInboxState);
+  }, 120_000);
 
   afterAll(async () => {
     await proxy.close();
@@ -142,7 +158,8 @@ describe('inbound mail is bounded (size, concurrency, checkpoint, inbound route)
     await waitFor(
       async () => (await enrollment(small.enrollmentId)).status === 'stopped',
       'the small reply after the big one is ingested',
-    );
+      45_000,
+    ).catch(failWithInboxState);
     expect(await enrollment(small.enrollmentId)).toEqual({ status: 'stopped', stop_reason: 'replied' });
     await waitFor(async () => (await inboxRow(c.inboxIds[0])).imap_last_uid === 2, 'checkpoint past both');
     const inbox = await inboxRow(c.inboxIds[0]);
@@ -155,7 +172,7 @@ describe('inbound mail is bounded (size, concurrency, checkpoint, inbound route)
     // Later polls do not count it again.
     await new Promise((r) => setTimeout(r, (POLL_SECONDS + 1) * 1000));
     expect((await inboxRow(c.inboxIds[0])).imap_skipped_oversize).toBe(1);
-  });
+  }, 90_000);
 
   it('a transient database failure while ingesting a mail leaves the checkpoint before it; the next poll ingests it once', async () => {
     const flaky = sent.get('flaky')!;
