@@ -10,6 +10,8 @@ export default {
   },
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   globalSetup: '<rootDir>/test/global-setup.ts',
+  // Each worker's own database, Redis prefix and traffic file (made by globalSetup for each worker).
+  setupFiles: ['<rootDir>/test/worker-env.ts'],
   globalTeardown: '<rootDir>/test/global-teardown.ts',
   testTimeout: 60000,
   // Exit once the run is over even if a library keeps a handle open (seen: a Redis socket after the
