@@ -19,4 +19,6 @@ export default {
   forceExit: true,
   maxWorkers: 1,
   testSequencer: '<rootDir>/test/sequencer.mjs',
+  // The run's progress, for the traffic check that waits until every other file is over.
+  reporters: ['default', '<rootDir>/test/run-progress-reporter.mjs'],
 };
