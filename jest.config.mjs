@@ -17,7 +17,9 @@ export default {
   // Exit once the run is over even if a library keeps a handle open (seen: a Redis socket after the
   // dovecot suites): a run that never ends would hold CI until its time limit. globalTeardown still runs.
   forceExit: true,
-  maxWorkers: 1,
+  // Two files at a time (docs/testing.md): each worker has its own database, Redis prefix and traffic
+  // file (test/worker-env.ts). The slowest files start first (test/sequencer.mjs, test/timings.json).
+  maxWorkers: 2,
   testSequencer: '<rootDir>/test/sequencer.mjs',
   // The run's progress, for the traffic check that waits until every other file is over.
   reporters: ['default', '<rootDir>/test/run-progress-reporter.mjs'],
