@@ -7,6 +7,7 @@
  */
 import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import process from 'node:process';
 
 export default class RunProgressReporter {
   total = 0;

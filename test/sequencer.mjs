@@ -11,6 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import Sequencer from '@jest/test-sequencer';
+import { URL } from 'node:url';
 
 const LAST = /test\/openapi\/traffic\.e2e-spec\.ts$/;
 

@@ -5,6 +5,8 @@
  * (whatever directory the run was in).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import process from 'node:process';
+import { URL } from 'node:url';
 
 const run = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const times = Object.fromEntries(
