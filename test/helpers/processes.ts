@@ -10,16 +10,7 @@
  * - /proc readings (peak RSS, open sockets) used to measure and target those processes.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import {
-  appendFileSync,
-  existsSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { join } from 'node:path';
+import { appendFileSync, existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import type { DataSource } from 'typeorm';
 import { freePort } from '../../src/config/embedded.js';
 import { queries } from './db.js';
@@ -62,23 +53,15 @@ export function useProcesses(options: ProcessFixtureOptions = {}): void {
 // ---------------------------------------------------------------------------------------------------
 // The build, and a worker that announces itself
 
-function newestMtime(dir: string): number {
-  let t = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    t = Math.max(t, e.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
-  }
-  return t;
-}
-
 /**
- * Builds dist/ once when it is missing or older than src/. tsc emits even when another file has a type
- * error (`npm run check` catches those), so only a missing output fails here.
+ * Builds dist/ when it is missing or older than src/ (scripts/ensure-built.mjs, the check `npm run cli`
+ * uses too). The run's global setup has already built it before any worker started, so within a run
+ * this only rebuilds when src/ changed meanwhile; the script takes a lock so two workers never build at
+ * once. tsc emits even when another file has a type error (`npm run check` catches those), so only a
+ * missing output fails here.
  */
 export function ensureBuilt(): void {
-  const fresh = existsSync('dist/cli.js') && statSync('dist/cli.js').mtimeMs >= newestMtime('src');
-  if (fresh && existsSync('dist/main.js')) return;
-  const res = spawnSync('npx', ['nest', 'build'], {
+  const res = spawnSync(process.execPath, ['scripts/ensure-built.mjs'], {
     encoding: 'utf8',
     env: { ...process.env, NODE_OPTIONS: '' },
   });
