@@ -3,8 +3,9 @@
  * - `ensureBuilt` builds dist/ when it is older than src/; `freePort` finds a port.
  * - `useProcesses()` for files that drive such processes: dist/ built, migrations run, the file's own
  *   DataSource as `db` with the query helper, every service stopped when the file ends.
- * - `startService({ role, env })`: `node dist/main.js` in any role on a free port, waited for until
- *   ready, tracked so that it is killed when the test file ends, also when it fails or throws.
+ * - `startService({ role, env })`: `node dist/main.js` in any role on a free port (or `port`), waited
+ *   for until ready (unless `waitForReady: false`), tracked so that it is killed when the test file
+ *   ends, also when it fails or throws.
  * - `startWorkerProcess(env)`: a worker waited for until `workers ready`, not tracked (the caller kills it).
  * - `spawnWorker(env)`: a fast-sending worker beside an in-process app, not waited for.
  * - /proc readings (peak RSS, open sockets) used to measure and target those processes.
@@ -111,13 +112,20 @@ export interface ServiceOptions {
   nodeOptions?: string;
   /** How long to wait for the ready line. */
   readyTimeoutMs?: number;
+  /** PORT for the child (default: a free port for api/all, 0 for a worker). */
+  port?: number;
+  /**
+   * false: resolve once spawned, without waiting for the ready line (a worker with LOG_LEVEL above
+   * info never prints `workers ready`); the test then watches what the process does. Default true.
+   */
+  waitForReady?: boolean;
 }
 
 export interface Service {
   role: Role;
   child: ChildProcess;
   pid: number;
-  /** HTTP port (api/all), 0 for a worker. */
+  /** The PORT it was given: HTTP port (api/all); 0 for a worker unless `port` was given. */
   port: number;
   /** `http://127.0.0.1:<port>`. */
   url: string;
@@ -148,12 +156,13 @@ function installExitHook(): void {
 
 /**
  * Starts `node dist/main.js` with APP_ROLE=`role` (migrations off: the test file runs them first)
- * and resolves once it is ready: `listening on` for api/all, `workers ready` for a worker. Rejects
- * with the process's output if it exits first or does not get ready in time.
+ * and resolves once it is ready: `listening on` for api/all, `workers ready` for a worker (at once
+ * with `waitForReady: false`). Rejects with the process's output if it exits first or does not get
+ * ready in time.
  */
 export async function startService(options: ServiceOptions): Promise<Service> {
   installExitHook();
-  const port = options.role === 'worker' ? 0 : await freePort();
+  const port = options.port ?? (options.role === 'worker' ? 0 : await freePort());
   const child = spawn(process.execPath, ['dist/main.js'], {
     env: {
       ...process.env,
@@ -204,6 +213,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     },
   };
   running.add(service);
+  if (options.waitForReady === false) return service;
   const ready = options.role === 'worker' ? 'workers ready' : 'listening on';
   const deadline = options.readyTimeoutMs ?? 60_000;
   await new Promise<void>((resolve, reject) => {

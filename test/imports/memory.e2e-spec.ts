@@ -4,15 +4,14 @@
  * (VmHWM, reset before each request through /proc/<pid>/clear_refs) stays under 300 MB for one
  * request and 600 MB for three at once.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
 import { bootApp, createTenant, type TestTenant } from '../helpers/app.js';
-import { ensureBuilt, freePort } from '../helpers/processes.js';
-import { waitFor } from '../helpers/wait.js';
+import { ensureBuilt, startService, stopAllServices } from '../helpers/processes.js';
 
 const MiB = 1024 * 1024;
 
@@ -26,38 +25,19 @@ describe('import bodies on the built service: bounded memory', () => {
   let app: NestExpressApplication;
   let t: TestTenant;
   let proc: ChildProcess;
-  let out = '';
   let base = '';
 
   beforeAll(async () => {
     ensureBuilt();
     app = await bootApp();
     t = await createTenant(app); // default plan: import_row_cap 100,000 → a 64 MiB body limit
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}/api/v1`;
-    proc = spawn(process.execPath, ['dist/main.js'], {
-      env: {
-        ...process.env,
-        APP_ROLE: 'api',
-        PORT: String(port),
-        RUN_MIGRATIONS: 'false',
-        LOG_LEVEL: 'info',
-        ACCESS_LOG: 'false',
-        NODE_OPTIONS: '',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    proc.stdout!.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-20_000)));
-    proc.stderr!.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-20_000)));
-    await waitFor(async () => out.includes('listening on'), 'the api process to listen', 60_000);
+    const api = await startService({ role: 'api' });
+    base = `${api.url}/api/v1`;
+    proc = api.child;
   }, 300_000);
 
   afterAll(async () => {
-    if (proc && proc.exitCode === null) {
-      const exited = new Promise((ok) => proc.once('exit', ok));
-      proc.kill('SIGTERM');
-      await exited;
-    }
+    await stopAllServices();
     await app?.close();
   });
 

@@ -5,19 +5,12 @@
  * bounded), and the import runs once Redis is back (the worker's recovery sweep re-enqueues queued
  * batches under their import id).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { bootApp, createTenant, type TestTenant } from '../helpers/app.js';
-import { ensureBuilt, freePort } from '../helpers/processes.js';
+import { ensureBuilt, freePort, startService, stopAllServices } from '../helpers/processes.js';
 import { startRedis, stopRedis } from '../helpers/redis-server.js';
 import { waitFor } from '../helpers/wait.js';
-
-async function stopped(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((ok) => child.once('exit', ok));
-  child.kill(signal);
-  await exited;
-}
 
 describe('imports while Redis is down', () => {
   let app: NestExpressApplication;
@@ -25,7 +18,6 @@ describe('imports while Redis is down', () => {
   let redis: ChildProcess;
   let redisPort = 0;
   let service: ChildProcess;
-  let out = '';
   let base = '';
 
   beforeAll(async () => {
@@ -34,33 +26,22 @@ describe('imports while Redis is down', () => {
     t = await createTenant(app);
     redisPort = await freePort();
     redis = await startRedis(redisPort);
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}/api/v1`;
     await new Promise((r) => setTimeout(r, 300));
-    service = spawn(process.execPath, ['dist/main.js'], {
+    const all = await startService({
+      role: 'all',
       env: {
-        ...process.env,
-        APP_ROLE: 'all',
-        PORT: String(port),
         REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-        RUN_MIGRATIONS: 'false',
-        LOG_LEVEL: 'info',
-        ACCESS_LOG: 'false',
         SEND_TICK_MS: '60000',
-        IMAP_POLL_SECONDS: '3600',
         IMPORT_SWEEP_MS: '1000',
         IMPORT_RECOVER_AFTER_MS: '1000',
-        NODE_OPTIONS: '',
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    service.stdout!.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-20_000)));
-    service.stderr!.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-20_000)));
-    await waitFor(async () => out.includes('listening on'), 'the service to listen', 60_000);
+    base = `${all.url}/api/v1`;
+    service = all.child;
   }, 300_000);
 
   afterAll(async () => {
-    if (service) await stopped(service, 'SIGTERM');
+    await stopAllServices();
     if (redis) await stopRedis(redis);
     await app?.close();
   });

@@ -4,16 +4,14 @@
  * counts and no duplicate contacts. Also drives the built `import` CLI command.
  */
 import { ImportRowsRepository } from '../../src/modules/imports/import-rows.repository.js';
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { DataSource } from 'typeorm';
-import { createDataSource } from '../../src/database/data-source.js';
-import { runMigrations } from '../../src/database/migrate.js';
 import { ImportsRepository } from '../../src/modules/imports/imports.repository.js';
 import { ImportsService } from '../../src/modules/imports/imports.service.js';
+import { type Service, startService, useProcesses, db } from '../helpers/processes.js';
 import { waitFor } from '../helpers/wait.js';
 import { asWorkspaceId, type WorkspaceId } from '../../src/common/tenant/workspace-id.js';
 
@@ -21,22 +19,11 @@ const ROOT = join(import.meta.dirname, '..', '..');
 const TOTAL = 50_000;
 
 describe('imports survive kill -9 of the worker', () => {
-  let db: DataSource;
+  useProcesses();
   let imports: ImportsService;
-  const children: ChildProcess[] = [];
 
-  beforeAll(async () => {
-    // Build dist/ when it is missing or older than src/ (the same check as `npm run cli`).
-    execFileSync(process.execPath, [join(ROOT, 'scripts/ensure-built.mjs')], { cwd: ROOT, stdio: 'ignore' });
-    await runMigrations();
-    db = createDataSource();
-    await db.initialize();
+  beforeAll(() => {
     imports = new ImportsService(db, new ImportsRepository(db), new ImportRowsRepository(db));
-  }, 300_000);
-
-  afterAll(async () => {
-    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-    await db?.destroy();
   });
 
   async function tenant(plan = { maxContacts: 1_000_000, rowCap: 100_000 }): Promise<WorkspaceId> {
@@ -52,30 +39,19 @@ describe('imports survive kill -9 of the worker', () => {
     return asWorkspaceId(id);
   }
 
-  function startWorker(): ChildProcess {
-    const child = spawn(process.execPath, [join(ROOT, 'dist/main.js')], {
-      cwd: ROOT,
+  /** A worker, not waited for (at LOG_LEVEL=warn it never prints `workers ready`): the test watches the batch. */
+  function startWorker(): Promise<Service> {
+    return startService({
+      role: 'worker',
+      waitForReady: false,
       env: {
-        ...process.env,
-        APP_ROLE: 'worker',
         // Own Bull queues: only this process runs the job (the recovery path enqueues it at start).
         REDIS_PREFIX: `${process.env.REDIS_PREFIX}:kill`,
         IMPORT_CHUNK_ROWS: '500',
-        RUN_MIGRATIONS: 'false',
         LOG_LEVEL: 'warn',
       },
-      stdio: ['ignore', 'ignore', 'pipe'],
     });
-    child.stderr?.resume();
-    children.push(child);
-    return child;
   }
-
-  const exited = (child: ChildProcess): Promise<void> =>
-    new Promise((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) resolve();
-      else child.once('exit', () => resolve());
-    });
 
   const batchRow = async (id: number): Promise<Record<string, number | string>> =>
     (
@@ -121,7 +97,7 @@ describe('imports survive kill -9 of the worker', () => {
     expect(expected.updated).toBe(2000);
     const batch = await imports.create(ws, { contacts: rows });
 
-    const first = startWorker();
+    const first = await startWorker();
     const midway = await waitFor(
       async () => {
         const b = await batchRow(batch.id);
@@ -130,8 +106,7 @@ describe('imports survive kill -9 of the worker', () => {
       'the first worker to commit a chunk',
       90_000,
     );
-    first.kill('SIGKILL');
-    await exited(first);
+    await first.kill('SIGKILL');
     const atKill = await batchRow(batch.id);
     expect(Number(midway.processed_rows)).toBeGreaterThan(0);
     expect(atKill.status).toBe('processing');
@@ -147,7 +122,7 @@ describe('imports survive kill -9 of the worker', () => {
         Number(atKill.error_count),
     ).toBe(Number(atKill.processed_rows));
 
-    const second = startWorker();
+    const second = await startWorker();
     const done = await waitFor(
       async () => {
         const b = await batchRow(batch.id);
@@ -156,8 +131,7 @@ describe('imports survive kill -9 of the worker', () => {
       'the restarted worker to finish the import',
       180_000,
     );
-    second.kill('SIGTERM');
-    await exited(second);
+    await second.kill('SIGTERM');
     expect(done).toMatchObject({
       status: 'completed',
       processed_rows: TOTAL,

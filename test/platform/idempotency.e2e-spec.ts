@@ -7,14 +7,14 @@ import { RequestMethod } from '@nestjs/common';
 import { INTERCEPTORS_METADATA } from '@nestjs/common/constants.js';
 import { routesOfExpressApp } from '../../src/common/http/route-table.js';
 import { handlersFor, IdempotencyInterceptor } from '../../src/common/idempotency/idempotency.interceptor.js';
-import { spawn, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { api, createTenant, type TestTenant, useApp, app, db } from '../helpers/app.js';
-import { ensureBuilt, freePort } from '../helpers/processes.js';
-import { waitFor, waitForListening } from '../helpers/wait.js';
+import { ensureBuilt, type Service, startService, stopAllServices } from '../helpers/processes.js';
+import { waitFor } from '../helpers/wait.js';
 
 describe('Idempotency-Key', () => {
   useApp();
+  afterAll(() => stopAllServices());
 
   beforeAll(async () => {
     ensureBuilt();
@@ -27,23 +27,9 @@ describe('Idempotency-Key', () => {
     );
   });
 
-  /** The built service as deployed (`node dist/main.js`, API role), listening on `port`. */
-  const startApi = async (port: number, env: NodeJS.ProcessEnv = {}): Promise<ChildProcess> => {
-    const child = spawn(process.execPath, ['dist/main.js'], {
-      env: {
-        ...process.env,
-        APP_ROLE: 'api',
-        PORT: String(port),
-        RUN_MIGRATIONS: 'false',
-        LOG_LEVEL: 'warn',
-        NODE_OPTIONS: '',
-        ...env,
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    await waitForListening(port, 'dist/main.js to listen', 30_000);
-    return child;
-  };
+  /** The built service as deployed (`node dist/main.js`, API role), listening on a free port. */
+  const startApi = (env: Record<string, string>): Promise<Service> =>
+    startService({ role: 'api', env: { LOG_LEVEL: 'warn', ...env }, readyTimeoutMs: 30_000 });
 
   interface Answer {
     error: { type: string };
@@ -309,14 +295,13 @@ describe('Idempotency-Key', () => {
 
   it('a key whose request died mid-flight (SIGKILL) answers 409 until its lease ends, then runs once', async () => {
     const t = await createTenant(app, { maxWorkspaces: 10 });
-    const port = await freePort();
     // A 4 s lease (instead of 60 s) so the test waits for the lease to run out for real.
-    const child = await startApi(port, { IDEMPOTENCY_LEASE_SECONDS: '4' });
+    const server = await startApi({ IDEMPOTENCY_LEASE_SECONDS: '4' });
     const before = await workspaceCount(t.organizationId);
     const lock = await lockOrganization(t.organizationId);
     const body = { name: 'Crashed' };
     try {
-      const inFlight = fetch(`http://127.0.0.1:${port}/api/v1/provisioning/workspaces`, {
+      const inFlight = fetch(`${server.url}/api/v1/provisioning/workspaces`, {
         method: 'POST',
         headers: {
           authorization: `Bearer ${t.provisioningToken}`,
@@ -327,12 +312,10 @@ describe('Idempotency-Key', () => {
       }).catch(() => 'connection lost');
       await waitFor(async () => (await record(t, 'crash-key'))?.state === 'processing', 'the claim');
       // The handler is waiting for the organization's lock; the process dies there.
-      const exited = new Promise((ok) => child.once('exit', ok));
-      child.kill('SIGKILL');
-      await exited;
+      await server.kill('SIGKILL');
       expect(await inFlight).toBe('connection lost');
     } finally {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await server.kill('SIGKILL');
       await lock.query('ROLLBACK');
       await lock.end();
     }
@@ -358,13 +341,12 @@ describe('Idempotency-Key', () => {
 
   it('renews the lease of a live request: a slow handler keeps its key past the lease', async () => {
     const t = await createTenant(app, { maxWorkspaces: 10 });
-    const port = await freePort();
-    const child = await startApi(port, { IDEMPOTENCY_LEASE_SECONDS: '3' });
+    const server = await startApi({ IDEMPOTENCY_LEASE_SECONDS: '3' });
     const before = await workspaceCount(t.organizationId);
     const lock = await lockOrganization(t.organizationId);
     const body = { name: 'Slow' };
     const send = (): Promise<{ status: number; replayed: string | null; body: Answer }> =>
-      fetch(`http://127.0.0.1:${port}/api/v1/provisioning/workspaces`, {
+      fetch(`${server.url}/api/v1/provisioning/workspaces`, {
         method: 'POST',
         headers: {
           authorization: `Bearer ${t.provisioningToken}`,
@@ -395,7 +377,7 @@ describe('Idempotency-Key', () => {
       expect(await workspaceCount(t.organizationId)).toBe(before + 1);
     } finally {
       await lock.end();
-      child.kill('SIGKILL');
+      await server.kill('SIGKILL');
     }
   }, 60_000);
 

@@ -4,53 +4,24 @@
  * Bull names every processing connection `<prefix>:<base64(queue)>` (what Queue#getWorkers reads),
  * so `CLIENT LIST` on the shared Redis shows which processes consume which queue.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
 import { Redis } from 'ioredis';
 import { QueueName } from '../../src/common/queue/queues.js';
-import { runMigrations } from '../../src/database/migrate.js';
-import { ensureBuilt, freePort } from '../helpers/processes.js';
+import { freePort, type Service, startService, useProcesses } from '../helpers/processes.js';
 import { waitFor } from '../helpers/wait.js';
-
-interface Service {
-  proc: ChildProcess;
-  output: () => string;
-}
 
 const prefix = `${process.env.REDIS_PREFIX}:roles`;
 
-function start(role: 'api' | 'worker', port: number): Service {
-  const proc = spawn(process.execPath, ['dist/main.js'], {
-    env: {
-      ...process.env,
-      APP_ROLE: role,
-      PORT: String(port),
-      REDIS_PREFIX: prefix,
-      RUN_MIGRATIONS: 'false',
-      LOG_LEVEL: 'info',
-      ACCESS_LOG: 'false',
-      SEND_TICK_MS: '60000',
-      IMAP_POLL_SECONDS: '3600',
-      NODE_OPTIONS: '',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  proc.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-  proc.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-  return { proc, output: () => out };
+/** `node dist/main.js` in `role` with PORT=`port`, on its own Bull queues; resolves once it is ready. */
+function start(role: 'api' | 'worker', port: number): Promise<Service> {
+  return startService({ role, port, env: { REDIS_PREFIX: prefix, SEND_TICK_MS: '60000' } });
 }
 
+/** SIGTERM (SIGKILL after 20 s); resolves with the exit code. */
 async function stop(service: Service | undefined): Promise<number | null> {
   if (!service) return null;
-  const { proc } = service;
-  if (proc.exitCode !== null || proc.signalCode !== null) return proc.exitCode;
-  const exited = new Promise<number | null>((ok) => proc.once('exit', (code) => ok(code)));
-  proc.kill('SIGTERM');
-  const timer = setTimeout(() => proc.kill('SIGKILL'), 20_000);
-  const code = await exited;
-  clearTimeout(timer);
-  return code;
+  await service.stop(20_000);
+  return service.child.exitCode;
 }
 
 function listening(port: number): Promise<boolean> {
@@ -65,6 +36,7 @@ function listening(port: number): Promise<boolean> {
 }
 
 describe('process roles', () => {
+  useProcesses();
   let redis: Redis;
   let api: Service | undefined;
   let worker: Service | undefined;
@@ -80,22 +52,15 @@ describe('process roles', () => {
     return [...names].sort();
   };
 
-  beforeAll(async () => {
-    ensureBuilt();
-    await runMigrations();
+  beforeAll(() => {
     redis = new Redis(process.env.REDIS_URL!);
-  }, 180_000);
-
-  afterAll(async () => {
-    await stop(api);
-    await stop(worker);
-    redis?.disconnect();
   });
+
+  afterAll(() => redis?.disconnect());
 
   it('APP_ROLE=api serves HTTP and runs no Bull processor', async () => {
     const port = await freePort();
-    api = start('api', port);
-    await waitFor(async () => api!.output().includes('listening on'), 'the api process to listen', 60_000);
+    api = await start('api', port);
     const live = await fetch(`http://127.0.0.1:${port}/health/live`);
     expect(live.status).toBe(200);
     const ready = await fetch(`http://127.0.0.1:${port}/health/ready`);
@@ -108,12 +73,7 @@ describe('process roles', () => {
 
   it('APP_ROLE=worker runs the processors and opens no HTTP port', async () => {
     const port = await freePort();
-    worker = start('worker', port);
-    await waitFor(
-      async () => worker!.output().includes('workers ready'),
-      'the worker process to start',
-      60_000,
-    );
+    worker = await start('worker', port);
     const queues = await waitFor(async () => {
       const q = await consumedQueues();
       return q.length ? q : undefined;
@@ -121,7 +81,7 @@ describe('process roles', () => {
     expect(queues).toContain(QueueName.Imports);
     expect(await listening(port)).toBe(false);
     expect(worker.output()).not.toContain('listening on');
-    expect(worker.proc.exitCode).toBeNull();
+    expect(worker.child.exitCode).toBeNull();
   }, 120_000);
 
   it('both roles shut down cleanly on SIGTERM', async () => {

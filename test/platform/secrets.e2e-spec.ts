@@ -3,7 +3,7 @@
  * ciphertext copied into another row is refused), and `secrets:reencrypt` (the built CLI) moves every
  * sealed value to the newest key of ENCRYPTION_KEYS, idempotently, after which the old key can go.
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createCipheriv, randomBytes } from 'node:crypto';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
@@ -13,8 +13,7 @@ import { resetConfig } from '../../src/config/app-config.js';
 import { inboxSealedAt, loadInboxTransport } from '../../src/modules/inboxes/inbox-credentials.js';
 import { connectInbox } from '../../src/modules/inboxes/inboxes.service.js';
 import { api, bootApp, createTenant, type TestTenant } from '../helpers/app.js';
-import { ensureBuilt, freePort } from '../helpers/processes.js';
-import { waitForListening } from '../helpers/wait.js';
+import { ensureBuilt, startService, stopAllServices } from '../helpers/processes.js';
 
 interface CliResult {
   stdout: string;
@@ -102,7 +101,10 @@ describe('sealed secrets', () => {
     db = app.get(DataSource);
     t = await createTenant(app);
   }, 180_000);
-  afterAll(() => app.close());
+  afterAll(async () => {
+    await stopAllServices();
+    await app.close();
+  });
 
   it('refuses an inbox password copied into another inbox row (or column); reads legacy v1 values', async () => {
     const a = await connectInbox(db, {
@@ -255,21 +257,13 @@ describe('sealed secrets', () => {
     await expect(loadInboxTransport(db.manager, t.workspaceId, c.inbox.id)).rejects.toThrow(/not configured/);
 
     // 4. The service as deployed with only the new key replays the stored response.
-    const port = await freePort();
-    const child = spawn(process.execPath, ['dist/main.js'], {
-      env: {
-        ...process.env,
-        ENCRYPTION_KEYS: newKey.toString('hex'),
-        APP_ROLE: 'api',
-        PORT: String(port),
-        RUN_MIGRATIONS: 'false',
-        NODE_OPTIONS: '',
-      },
-      stdio: 'ignore',
+    // LOG_LEVEL as the test process's (silent in a Jest run): nothing here reads what it prints.
+    const server = await startService({
+      role: 'api',
+      env: { ENCRYPTION_KEYS: newKey.toString('hex'), LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' },
     });
     try {
-      await waitForListening(port, 'dist/main.js to listen', 60_000);
-      const replay = await fetch(`http://127.0.0.1:${port}/api/v1/contacts`, {
+      const replay = await fetch(`${server.url}/api/v1/contacts`, {
         method: 'POST',
         headers: {
           authorization: `Bearer ${t.token}`,
@@ -282,7 +276,7 @@ describe('sealed secrets', () => {
       expect(replay.headers.get('idempotent-replayed')).toBe('true');
       expect(await replay.json()).toEqual(created.body);
     } finally {
-      child.kill('SIGKILL');
+      await server.kill('SIGKILL');
     }
   }, 240_000);
 
