@@ -40,9 +40,9 @@ interface Sent {
   email: string;
 }
 
-function replyMail(to: Sent, from: string, body: string): string {
+function replyMail(to: Sent, from: string, body: string, writer = to.email): string {
   return [
-    `From: ${to.email}`,
+    `From: ${writer}`,
     `To: ${from}`,
     'Subject: Re: Hello',
     `Message-ID: <r-${Math.random().toString(36).slice(2)}@example.com>`,
@@ -111,12 +111,12 @@ describe('reply categories (inbound route, sweep, provider fake)', () => {
   }
 
   /** Posts a reply to the thread's inbox; the id of the recorded reply. */
-  async function reply(c: SeededCampaign, to: Sent, body: string): Promise<number> {
+  async function reply(c: SeededCampaign, to: Sent, body: string, writer?: string): Promise<number> {
     const res = await request(app.getHttpServer())
       .post(`/api/v1/inbound/${c.inboxIds[0]}`)
       .set('Authorization', `Bearer ${c.inboundSecrets[0]}`)
       .set('Content-Type', 'message/rfc822')
-      .send(replyMail(to, 'sender1@cat.test', body));
+      .send(replyMail(to, 'sender1@cat.test', body, writer));
     expect(res.status).toBe(202);
     expect(res.body.data).toMatchObject({ status: 'recorded', kind: 'reply' });
     return Number(res.body.data.message_id);
@@ -213,6 +213,59 @@ describe('reply categories (inbound route, sweep, provider fake)', () => {
     expect(message.body.data).toMatchObject({ category: 'unsubscribe_request', category_source: 'rules' });
     const thread = await api(app, t.token).get(`/threads/${s.threadId}`);
     expect(thread.body.data.category).toBe('unsubscribe_request');
+  });
+
+  it("someone else in the thread (a forward, a CC, a forged From) cannot opt the contact out: the writer's address is suppressed and the thread's enrollment stops", async () => {
+    const { t, other } = await workspace();
+    // A campaign that does not stop on reply: only the opt-out stops the thread's enrollment.
+    const c = await seedCampaign(q, {
+      workspaceId: t.workspaceId,
+      smtpPort: 1,
+      domain: 'cat.test',
+      stopOnReply: false,
+    });
+    const s = await sent(t, c);
+    const [second] = (await q(
+      `INSERT INTO enrollments (workspace_id, campaign_id, contact_id, status, current_step, next_step_at)
+       VALUES ($1, $2, $3, 'active', 0, $4) RETURNING id`,
+      [t.workspaceId, other.campaignId, s.contactId, FAR],
+    )) as Array<{ id: number }>;
+
+    const id = await reply(c, s, 'Please remove me from your list.', 'Mallory <Mallory@Elsewhere.test>');
+    expect(await decided(id)).toEqual({ category: 'unsubscribe_request', category_source: 'rules' });
+
+    // The contact stays sendable and its other enrollment goes on.
+    const contact = await api(app, t.token).get(`/contacts/${s.contactId}`);
+    expect(contact.body.data).toMatchObject({ sendable: true, suppression: null });
+    expect((await api(app, t.token).get(`/suppressions?email=${s.email}`)).body.data).toEqual([]);
+    expect(await enrollment(Number(second.id))).toEqual({ status: 'active', stop_reason: null });
+    // The writer speaks for themself; the thread's enrollment stops.
+    expect((await api(app, t.token).get('/suppressions?email=mallory@elsewhere.test')).body.data).toEqual([
+      expect.objectContaining({ email: 'mallory@elsewhere.test', reason: 'unsubscribed' }),
+    ]);
+    expect(await enrollment(s.enrollmentId)).toEqual({ status: 'stopped', stop_reason: 'unsubscribed' });
+    const daily = await api(app, t.token).get(`/analytics/daily?campaign_id=${c.campaignId}`);
+    expect(daily.body.data[0]).toMatchObject({ replied: 1, unsubscribed: 0 });
+
+    // A correction to an opt-out follows the same rule: the reply's writer, not the contact.
+    const forged = await sent(t, c);
+    const hello = await reply(c, forged, 'Thanks, noted.', 'eve@elsewhere.test');
+    await decided(hello);
+    await api(app, t.token)
+      .patch(`/threads/${forged.threadId}`)
+      .send({ category: 'unsubscribe_request' })
+      .expect(200);
+    const still = await api(app, t.token).get(`/contacts/${forged.contactId}`);
+    expect(still.body.data).toMatchObject({ sendable: true });
+    expect((await api(app, t.token).get('/suppressions?email=eve@elsewhere.test')).body.data).toHaveLength(1);
+
+    // The contact itself, whatever the case of its address, is unsubscribed everywhere.
+    const own = await sent(t, c);
+    const mine = await reply(c, own, 'Please remove me from your list.', `Pat <${own.email.toUpperCase()}>`);
+    expect(await decided(mine)).toEqual({ category: 'unsubscribe_request', category_source: 'rules' });
+    const gone = await api(app, t.token).get(`/contacts/${own.contactId}`);
+    expect(gone.body.data).toMatchObject({ sendable: false, suppression: { reason: 'unsubscribed' } });
+    expect(await enrollment(own.enrollmentId)).toEqual({ status: 'stopped', stop_reason: 'unsubscribed' });
   });
 
   it('an interested reply fires email.categorized, counts interested and is listed under ?category=interested', async () => {

@@ -224,6 +224,27 @@ export class EnrollmentEffects {
     }
     return { already, enrollmentsStopped: stopped };
   }
+
+  /**
+   * A written opt-out from someone in a thread who is not its contact (a forward, a CC, a forged
+   * `From`): it speaks for its writer only. The writer's address is suppressed `unsubscribed` (any
+   * contact with that address becomes unsendable) and the thread's enrollment stops `unsubscribed`;
+   * the thread's contact stays sendable and nothing counts on the campaign (no contact of it opted out).
+   */
+  async recordOptOutOfOther(manager: EntityManager, o: OptOutOfOther): Promise<void> {
+    if (o.email !== null)
+      await this.suppressions.suppressAddress(manager, o.workspaceId, o.email, 'unsubscribed');
+    if (o.enrollmentId !== null) await this.stop(manager, o.workspaceId, o.enrollmentId, 'unsubscribed');
+  }
+}
+
+/** A written opt-out by someone other than the thread's contact (CONTRACT §26). */
+export interface OptOutOfOther {
+  workspaceId: WorkspaceId;
+  /** The writer's address, suppressed; null when the reply names none. */
+  email: string | null;
+  /** The thread's enrollment, stopped. */
+  enrollmentId: number | null;
 }
 
 /** The enrollment stop reason for a contact that became unsendable through a suppression entry. */

@@ -5,8 +5,12 @@
  * - the thread takes the category of its latest categorised reply;
  * - `interested` counts (daily and per step, on the reply's day, like `replied`); a correction away
  *   from `interested` takes the count back, so the counter is the number of replies now `interested`;
- * - `unsubscribe_request` unsubscribes the address exactly like the one-click link
- *   (`EnrollmentEffects.recordUnsubscribe`: suppressed `unsubscribed`, the contact's enrollments stopped `unsubscribed`);
+ * - `unsubscribe_request` speaks for its writer (CONTRACT §26). Written by the thread's contact (the
+ *   reply's `From` is the contact's address or one the thread's mail went to, without case), it
+ *   unsubscribes the contact exactly like the one-click link (`EnrollmentEffects.recordUnsubscribe`:
+ *   suppressed `unsubscribed`, the contact's enrollments stopped `unsubscribed`). Written by anyone
+ *   else (a forward, a CC, a forged `From`), it suppresses the writer's own address and stops the
+ *   thread's enrollment, and the contact stays sendable;
  * - `email.categorized` fires.
  */
 import { Injectable } from '@nestjs/common';
@@ -28,6 +32,9 @@ export interface CategoryDecision {
   onlyIfUnset: boolean;
 }
 
+/** A stored `From` that is a plain address (not the display text of a mail without one). */
+const isAddress = (s: string): boolean => s.length <= 320 && /^[^\s@<>]+@[^\s@<>]+$/.test(s);
+
 @Injectable()
 export class CategoryEffects {
   constructor(
@@ -48,15 +55,25 @@ export class CategoryEffects {
     const set = await this.categories.setCategory(ws, d.messageId, d.category, d.source, d.onlyIfUnset, m);
     if (!set) return false;
     const context = await repo.threadContext(ws, set.thread_id, m);
-    if (d.category === 'unsubscribe_request' && context?.email) {
-      // Takes the workspace's suppression lock before any contact row is touched.
-      await this.effects.recordUnsubscribe(m, {
-        workspaceId: ws,
-        contactId: context.contact_id,
-        email: context.email,
-        campaignId: context.campaign_id,
-        attribution: { threadId: set.thread_id },
-      });
+    if (d.category === 'unsubscribe_request' && context) {
+      const writer = await repo.replyWriter(ws, d.messageId, m);
+      const email = context.email ?? writer?.address;
+      if (writer?.is_contact && email) {
+        // Takes the workspace's suppression lock before any contact row is touched.
+        await this.effects.recordUnsubscribe(m, {
+          workspaceId: ws,
+          contactId: context.contact_id,
+          email,
+          campaignId: context.campaign_id,
+          attribution: { threadId: set.thread_id },
+        });
+      } else {
+        await this.effects.recordOptOutOfOther(m, {
+          workspaceId: ws,
+          email: writer && isAddress(writer.address) ? writer.address : null,
+          enrollmentId: context.enrollment_id,
+        });
+      }
     }
     await this.categories.refreshThreadCategory(ws, set.thread_id, m);
     const campaignId = context?.campaign_id ?? null;

@@ -16,8 +16,40 @@ export interface ReplyThreadContext {
   email: string | null;
 }
 
+/** Who wrote a reply: its `From` address, and whether that is the thread's contact. */
+export interface ReplyWriter {
+  address: string;
+  /**
+   * The address is the contact's, or one a message of the thread was sent to (compared without case):
+   * only then does the reply speak for the contact.
+   */
+  is_contact: boolean;
+}
+
 @Injectable()
 export class ReplyCategoriesRepository {
+  /** The reply's writer (its stored `From`); undefined when the reply is gone. */
+  async replyWriter(
+    workspaceId: WorkspaceId,
+    messageId: number,
+    m: EntityManager,
+  ): Promise<ReplyWriter | undefined> {
+    const [found] = await rows<ReplyWriter>(
+      m,
+      `SELECT r.from_address AS address,
+         coalesce(lower(r.from_address) = lower(c.email), false) OR EXISTS (
+           SELECT 1 FROM messages o
+           WHERE o.workspace_id = r.workspace_id AND o.thread_id = r.thread_id AND o.direction = 'outbound'
+             AND lower(o.to_address) = lower(r.from_address)) AS is_contact
+       FROM messages r
+       JOIN threads t ON t.workspace_id = r.workspace_id AND t.id = r.thread_id
+       LEFT JOIN contacts c ON c.workspace_id = t.workspace_id AND c.id = t.contact_id
+       WHERE r.workspace_id = $1 AND r.id = $2`,
+      [workspaceId, messageId],
+    );
+    return found;
+  }
+
   /** The thread's contact (and its address), campaign and enrollment; undefined when it is gone. */
   async threadContext(
     workspaceId: WorkspaceId,
