@@ -2,8 +2,8 @@
  * One pipeline for every incoming mail, whether it was polled over IMAP or posted to
  * `POST /inbound/{inbox_id}`: parse (mailparser), read it (reading/: a bounce in any common format,
  * a complaint in any wrapping, an auto-reply, a delivery notice or a person's reply), match it to the
- * sent message it is about (a quoted Message-ID; for a report without one, its failed recipient
- * against what this inbox sent in the last 30 days), and apply the effect in one transaction with its
+ * sent message it is about (a quoted Message-ID; only for a report that quotes none, its failed
+ * recipient against what this inbox sent in the last 30 days), and apply the effect in one transaction with its
  * event and metric (docs/mail-reading.md).
  * Unmatched or unparseable mail is ignored (logged); a mail seen twice is recorded once (by its
  * Message-ID, or a hash of its bytes when it has none), so a caller may always try a mail again.
@@ -100,7 +100,10 @@ export class IngestionService {
       .filter((r) => !r.includes('\0') && r.length <= 998)
       .slice(0, 100);
     let original = refs.length ? await this.inbound.findOriginal(inbox.workspaceId, refs) : undefined;
-    if (!original && report) original = await this.matchByRecipient(inbox, reading);
+    // By recipient only when the report quotes no Message-ID at all: one that quotes a Message-ID the
+    // service never sent is about someone else's mail (or forged), whoever it names (CONTRACT §26).
+    if (!original && report && reading.originalMessageIds.length === 0)
+      original = await this.matchByRecipient(inbox, reading);
     if (!original && reading.kind === 'complaint') {
       // Recorded in the log (what was reported, about which Message-IDs) and ignored: nothing to suppress.
       logger.warn(
