@@ -5,7 +5,16 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  chmodSync,
+  constants as fsConstants,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { arch, platform } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -54,16 +63,72 @@ function loadOrCreateSecrets(dir: string): void {
   process.env.ENCRYPTION_KEY ||= secrets.ENCRYPTION_KEY;
 }
 
-/** Make every parent of `dir` traversable so initdb, running as `postgres`, can reach it. */
-function makeTraversable(dir: string): void {
-  let current = dir;
-  while (current !== dirname(current)) {
+/**
+ * Creates `dir` (and any missing parents) and opens to 0755 only the folders this call created, so a
+ * `postgres` user can pass through them. Folders that were there already are never changed: a shared
+ * temporary folder keeps its sticky bit, a private one stays private.
+ */
+function createDataDir(dir: string): void {
+  let first: string | undefined;
+  try {
+    first = mkdirSync(dir, { recursive: true });
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new Error(
+      `DATA_DIR ${dir} could not be created (${reason}): choose another DATA_DIR or create it yourself.`,
+      { cause: err },
+    );
+  }
+  if (first === undefined) return;
+  for (let current = dir; ; current = dirname(current)) {
+    chmodSync(current, 0o755);
+    if (current === first || current === dirname(current)) return;
+  }
+}
+
+/** The uid and primary gid of the `postgres` user, or undefined while that user does not exist. */
+function postgresUser(): { uid: number; gid: number } | undefined {
+  const id = (flag: string): number | undefined => {
+    const r = spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' });
+    return r.status === 0 ? Number(r.stdout) : undefined;
+  };
+  const uid = id('-u');
+  const gid = id('-g');
+  return uid === undefined || gid === undefined ? undefined : { uid, gid };
+}
+
+/**
+ * Refuses a DATA_DIR that PostgreSQL cannot use before anything starts. Run as root, PostgreSQL runs
+ * as the `postgres` user (its processes get that user's uid and primary gid only, no supplementary
+ * groups), which must be able to pass through DATA_DIR and every folder above it; a user not created
+ * yet is "others" to every folder. Run as anyone else, PostgreSQL runs as this user, who must be able
+ * to write DATA_DIR.
+ */
+function checkDataDirUsable(dir: string): void {
+  const whatToDo =
+    'choose a DATA_DIR whose folders the database can reach (for example the default .data in the project folder), ' +
+    'open the folder to it (chmod o+x), or set DATABASE_URL to a PostgreSQL of your own';
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (!isRoot) {
     try {
-      chmodSync(current, 0o755);
-    } catch {
-      /* not ours to change; initdb will say so if it matters */
+      accessSync(dir, fsConstants.R_OK | fsConstants.W_OK | fsConstants.X_OK);
+    } catch (err) {
+      throw new Error(`DATA_DIR ${dir} cannot be written by this user: ${whatToDo}.`, { cause: err });
     }
-    current = dirname(current);
+    return;
+  }
+  const user = postgresUser();
+  for (let current = dir; ; current = dirname(current)) {
+    const { mode, uid, gid } = statSync(current);
+    const bit = user && uid === user.uid ? 0o100 : user && gid === user.gid ? 0o010 : 0o001;
+    if ((mode & bit) === 0) {
+      const which = current === dir ? 'DATA_DIR itself' : `the folder ${current} above it`;
+      throw new Error(
+        `DATA_DIR ${dir} cannot be reached by the postgres user that embedded PostgreSQL runs as ` +
+          `(${which} is mode ${(mode & 0o7777).toString(8)}): ${whatToDo}.`,
+      );
+    }
+    if (current === dirname(current)) return;
   }
 }
 
@@ -135,7 +200,6 @@ async function startPostgres(dir: string): Promise<{ url: string } & Stoppable> 
   const url = `postgres://postgres:postgres@127.0.0.1:${port}/outreach`;
   if (await reachable(url)) return { url, stop: async () => undefined, stopNow: () => undefined };
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  makeTraversable(dir);
   const pg = new EmbeddedPostgres({
     databaseDir: pgDir,
     port,
@@ -186,9 +250,9 @@ async function startPostgres(dir: string): Promise<{ url: string } & Stoppable> 
 }
 
 function postgresUserIds(): { uid: number; gid: number } {
-  const id = (flag: string): number =>
-    Number(spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' }).stdout);
-  return { uid: id('-u'), gid: id('-g') };
+  const ids = postgresUser();
+  if (!ids) throw new Error('the postgres user was not found after initdb');
+  return ids;
 }
 
 /** True when an embedded server started by another process (server or CLI) already answers. */
@@ -244,7 +308,8 @@ export async function prepareEmbedded(
     return { stop: async () => undefined, stopNow: () => undefined, embeddedDatabase: false };
   }
   const dir = dataDir();
-  mkdirSync(dir, { recursive: true });
+  createDataDir(dir);
+  if (needsDb) checkDataDirUsable(dir);
   if (needsDb) loadOrCreateSecrets(dir);
   const services: Stoppable[] = [];
   // However this process ends short of a signal (an error, process.exit), what it started goes with it.

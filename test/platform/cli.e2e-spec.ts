@@ -4,7 +4,7 @@
  * on stderr; keys it mints work against the API and stop working when revoked.
  */
 import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CACHE_TTL_MS } from '../../src/modules/api-keys/api-key-auth.service.js';
@@ -337,6 +337,8 @@ describe('admin CLI in embedded mode (no DATABASE_URL)', () => {
   beforeAll(() => {
     ensureBuilt();
     dataDir = mkdtempSync(join(tmpdir(), 'cli-embedded-'));
+    // mkdtemp makes it 0700; the embedded PostgreSQL runs as the postgres user, which must enter it.
+    chmodSync(dataDir, 0o755);
     env = { ...process.env, DATA_DIR: dataDir };
     for (const name of ['DATABASE_URL', 'REDIS_URL', 'API_KEY_PEPPER', 'ENCRYPTION_KEY', 'RUN_MIGRATIONS']) {
       delete env[name];

@@ -9,7 +9,7 @@
  *   is answered, and the process exits.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -274,6 +274,8 @@ describe('Ctrl-C on embedded defaults (SIGINT to the process group)', () => {
   beforeAll(() => {
     ensureBuilt();
     dataDir = mkdtempSync(join(tmpdir(), 'ctrl-c-'));
+    // mkdtemp makes it 0700; the embedded PostgreSQL runs as the postgres user, which must enter it.
+    chmodSync(dataDir, 0o755);
   });
   afterAll(async () => {
     // SIGTERM, so a service left running stops its PostgreSQL and redis-server too; SIGKILL past 30 s.
