@@ -8,3 +8,11 @@ declare module 'mailauth/lib/tools.js' {
     resolver: (name: string, type: string) => Promise<unknown>,
   ): Promise<{ publicKey: Buffer; rr: string; modulusLength?: number }>;
 }
+
+declare module 'mailauth/lib/spf/macro.js' {
+  /** Expands SPF macros (RFC 7208 §7); throws on a malformed one. */
+  export default function macro(
+    input: string,
+    values: { sender: string; ip: string; helo: string; mta?: string },
+  ): string;
+}

@@ -2,6 +2,8 @@
  * A local authoritative DNS server speaking real DNS over UDP on 127.0.0.1 (the `dns2` package), for
  * sending-domain health: point the service at it with DNS_SERVERS=127.0.0.1:<port>. Names not in the
  * zone answer NXDOMAIN; a known name without records of the asked type answers NOERROR, empty.
+ * `silent` (or a name in `silentNames`) makes it a resolver that never answers: the question is
+ * counted and dropped.
  */
 import dns2 from 'dns2';
 import { freePort } from '../../src/config/embedded.js';
@@ -24,6 +26,10 @@ export interface DnsServer {
   zone: Zone;
   /** Questions received, as `TYPE name`. */
   queries: string[];
+  /** Answer nothing at all while set. */
+  silent: boolean;
+  /** Names never answered. */
+  silentNames: Set<string>;
   add(name: string, ...records: ZoneRecord[]): void;
   close(): Promise<void>;
 }
@@ -33,9 +39,15 @@ const TYPE_NAMES = Object.fromEntries(Object.entries(Packet.TYPE).map(([k, v]) =
   string
 >;
 
+/** A TXT record's text as character-strings of at most 255 octets each (RFC 1035 §3.3.14). */
+const characterStrings = (data: string | string[]): string[] =>
+  (Array.isArray(data) ? data : [data]).flatMap((s) => s.match(/[\s\S]{1,255}/g) ?? ['']);
+
 export async function startDnsServer(): Promise<DnsServer> {
   const zone: Zone = new Map();
   const queries: string[] = [];
+  const silentNames = new Set<string>();
+  const state = { silent: false };
   const server = dns2.createServer({
     udp: true,
     handle: (request, send) => {
@@ -44,6 +56,7 @@ export async function startDnsServer(): Promise<DnsServer> {
       const name = question.name.toLowerCase().replace(/\.$/, '');
       const type = TYPE_NAMES[question.type] ?? String(question.type);
       queries.push(`${type} ${name}`);
+      if (state.silent || silentNames.has(name)) return;
       const records = zone.get(name);
       if (!records) {
         response.header.rcode = Packet.RCODE.NXDOMAIN;
@@ -55,7 +68,7 @@ export async function startDnsServer(): Promise<DnsServer> {
             class: Packet.CLASS.IN,
             ttl: 60,
             ...(r.type === 'A' ? { address: r.address } : {}),
-            ...(r.type === 'TXT' ? { data: r.data } : {}),
+            ...(r.type === 'TXT' ? { data: characterStrings(r.data) } : {}),
             ...(r.type === 'MX' ? { exchange: r.exchange, priority: r.priority } : {}),
             ...(r.type === 'PTR' || r.type === 'CNAME' ? { domain: r.domain } : {}),
           } as never);
@@ -71,6 +84,13 @@ export async function startDnsServer(): Promise<DnsServer> {
     address: `127.0.0.1:${port}`,
     zone,
     queries,
+    get silent() {
+      return state.silent;
+    },
+    set silent(v: boolean) {
+      state.silent = v;
+    },
+    silentNames,
     add(name, ...records) {
       const key = name.toLowerCase();
       zone.set(key, [...(zone.get(key) ?? []), ...records]);

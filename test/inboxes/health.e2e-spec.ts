@@ -1,7 +1,10 @@
 /**
  * `GET /inboxes/{id}/health` (CONTRACT §19) against a local DNS server speaking real DNS over UDP:
  * a well-configured domain passes; one without DMARC and with an SPF record that does not authorise
- * its provider fails, naming both; answers are cached for an hour unless `?refresh=true`.
+ * its provider fails, naming both; answers are cached for an hour unless `?refresh=true` (at most
+ * once a minute). The bounds (CONTRACT §26): a hostile SPF record costs RFC 7208's bounded number of
+ * queries, 20 concurrent calls cost one check, a silent resolver gives `temperror` checks within the
+ * deadline (cached 5 minutes), reverse DNS looks at 10 names and never reads a time-out as an answer.
  */
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
@@ -20,6 +23,7 @@ const dkimKey = (): string =>
 interface Check {
   name: string;
   ok: boolean;
+  temperror: boolean;
   detail: string;
 }
 
@@ -87,7 +91,7 @@ describe('sending-domain health (real DNS over UDP)', () => {
     expect(checks.dmarc.detail).toMatch(/p=quarantine/);
   });
 
-  it('fail naming the missing DMARC and the SPF record that does not authorise the provider; cached an hour, ?refresh=true reads again', async () => {
+  it('fail naming the missing DMARC and the SPF record that does not authorise the provider; cached an hour, ?refresh=true reads again after a minute', async () => {
     const domain = `bad-${randomUUID().slice(0, 8)}.test`;
     dns.add(domain, { type: 'MX', exchange: `mx.${domain}`, priority: 10 });
     dns.add(domain, { type: 'TXT', data: 'v=spf1 include:mailgun.org ~all' });
@@ -114,6 +118,14 @@ describe('sending-domain health (real DNS over UDP)', () => {
     const cached = await api(app, t.token).get(`/inboxes/${id}/health`);
     expect(cached.body.data).toEqual(res.body.data);
     expect(dns.queries.length).toBe(asked);
+    // A refresh within a minute of the check is answered by that check.
+    const early = await api(app, t.token).get(`/inboxes/${id}/health?refresh=true`);
+    expect(early.body.data).toEqual(res.body.data);
+    expect(dns.queries.length).toBe(asked);
+    await q(
+      `UPDATE inboxes SET health = jsonb_set(health, '{checked_at}', to_jsonb((now() - interval '61 seconds')::text)) WHERE id = $1`,
+      [id],
+    );
     const refreshed = await api(app, t.token).get(`/inboxes/${id}/health?refresh=true`);
     expect(dns.queries.length).toBeGreaterThan(asked);
     expect(byName(refreshed.body.data.checks).dmarc).toMatchObject({ ok: true });
@@ -141,7 +153,7 @@ describe('sending-domain health (real DNS over UDP)', () => {
     const smtp = { host: `smtp.${domain}`, port: 587, secure: false, user: null, password: null };
     await q('UPDATE inboxes SET smtp_sealed = $2 WHERE id = $1', [id, sealSettings(smtp, id, 'smtp')]);
     const res = await api(app, t.token).get(`/inboxes/${id}/health`);
-    expect(res.body.data.checks.filter((c: Check) => !c.ok)).toEqual([]);
+    expect(res.body.data.checks.filter((c: Check) => !c.ok || c.temperror)).toEqual([]);
     expect(res.body.data.verdict).toBe('pass');
     const checks = byName(res.body.data.checks);
     expect(Object.keys(checks).sort()).toEqual(['dkim', 'dmarc', 'mx', 'ptr', 'spf']);
@@ -162,6 +174,147 @@ describe('sending-domain health (real DNS over UDP)', () => {
       ok: false,
       detail: expect.stringMatching(/no MX record/),
     });
+  });
+
+  const backdate = (id: string, interval: string): Promise<unknown> =>
+    q(
+      `UPDATE inboxes SET health = jsonb_set(health, '{checked_at}', to_jsonb((now() - $2::interval)::text)) WHERE id = $1`,
+      [id, interval],
+    );
+  /** A plain SMTP inbox on `domain` whose SMTP host is `host`. */
+  const smtpInbox = async (domain: string, host: string): Promise<string> => {
+    const id = await inboxOn(domain, false);
+    const smtp = { host, port: 587, secure: false, user: null, password: null };
+    await q('UPDATE inboxes SET smtp_sealed = $2 WHERE id = $1', [id, sealSettings(smtp, id, 'smtp')]);
+    return id;
+  };
+
+  it('a hostile SPF (9 mx: of 10 hosts, an include loop) costs one bounded check, however many call at once', async () => {
+    const domain = `hostile-${randomUUID().slice(0, 8)}.test`;
+    const mechanisms = Array.from({ length: 9 }, (_, i) => `mx:m${i}.${domain}`).join(' ');
+    dns.add(domain, { type: 'TXT', data: `v=spf1 ${mechanisms} -all` });
+    for (let i = 0; i < 9; i++) {
+      for (let h = 0; h < 10; h++) {
+        dns.add(`m${i}.${domain}`, { type: 'MX', exchange: `h${h}.m${i}.${domain}`, priority: h });
+        dns.add(`h${h}.m${i}.${domain}`, { type: 'A', address: `198.51.100.${h + 1}` });
+      }
+    }
+    dns.add(`google._domainkey.${domain}`, { type: 'TXT', data: dkimKey() });
+    dns.add(`_dmarc.${domain}`, { type: 'TXT', data: 'v=DMARC1; p=none' });
+    const id = await inboxOn(domain, true);
+
+    // 20 concurrent calls: one check's questions (the audit measured 194 for one call, 3,880 for 20).
+    const before = dns.queries.length;
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => api(app, t.token).get(`/inboxes/${id}/health?refresh=true`)),
+    );
+    const twenty = dns.queries.length - before;
+    for (const a of answers) expect(a.body.data).toEqual(answers[0].body.data);
+    expect(byName(answers[0].body.data.checks).spf).toMatchObject({ ok: false, temperror: false });
+    // RFC 7208's bound for this record (TXT, 9 MX, 9 × 10 A) plus MX, DKIM (2 selectors), DMARC.
+    expect(twenty).toBeLessThanOrEqual(100 + 6);
+    await backdate(id, '61 seconds');
+    const one = dns.queries.length;
+    await api(app, t.token).get(`/inboxes/${id}/health?refresh=true`);
+    expect(twenty).toBe(dns.queries.length - one);
+
+    // An include loop: stopped at the 11th lookup, a permerror (the record is wrong, not the DNS).
+    const loop = `loop-${randomUUID().slice(0, 8)}.test`;
+    dns.add(loop, { type: 'TXT', data: `v=spf1 include:again.${loop} -all` });
+    dns.add(`again.${loop}`, { type: 'TXT', data: `v=spf1 include:${loop} -all` });
+    const loopId = await inboxOn(loop, true);
+    const start = dns.queries.length;
+    const res = await api(app, t.token).get(`/inboxes/${loopId}/health`);
+    const spfReads = dns.queries.slice(start).filter((x) => x === `TXT ${loop}` || x === `TXT again.${loop}`);
+    expect(spfReads).toHaveLength(11);
+    expect(dns.queries.length - start).toBeLessThanOrEqual(25);
+    expect(byName(res.body.data.checks).spf).toMatchObject({
+      ok: false,
+      temperror: false,
+      detail: expect.stringMatching(/invalid: more than 10 DNS lookups/),
+    });
+    expect(res.body.data.verdict).toBe('fail');
+  });
+
+  it('reverse DNS: 10 names at most, in parallel; a forward lookup that times out is temperror, not "does not resolve back"', async () => {
+    const domain = `rdns-${randomUUID().slice(0, 8)}.test`;
+    dns.add(domain, { type: 'TXT', data: 'v=spf1 ip4:192.0.2.0/24 -all' });
+    dns.add(`s2026._domainkey.${domain}`, { type: 'TXT', data: dkimKey() });
+    dns.add(`_dmarc.${domain}`, { type: 'TXT', data: 'v=DMARC1; p=none' });
+    dns.add(domain, { type: 'MX', exchange: `mx.${domain}`, priority: 1 });
+    dns.add(`smtp.${domain}`, { type: 'A', address: '192.0.2.77' });
+    for (let i = 0; i < 20; i++) {
+      dns.add('77.2.0.192.in-addr.arpa', { type: 'PTR', domain: `r${i}.${domain}` });
+      dns.add(`r${i}.${domain}`, { type: 'A', address: '198.51.100.1' });
+    }
+    const id = await smtpInbox(domain, `smtp.${domain}`);
+    const start = dns.queries.length;
+    const res = await api(app, t.token).get(`/inboxes/${id}/health`);
+    const ptr = byName(res.body.data.checks).ptr;
+    expect(ptr).toMatchObject({ ok: false, temperror: false });
+    expect(ptr.detail).toMatch(/does not resolve back to it/);
+    const forward = dns.queries.slice(start).filter((x) => /^A r\d+\./.test(x));
+    expect(forward).toHaveLength(10);
+
+    // The one name that would confirm it does not answer: "try again", not an answer.
+    const other = `rdns2-${randomUUID().slice(0, 8)}.test`;
+    dns.add(other, { type: 'TXT', data: 'v=spf1 ip4:192.0.2.0/24 -all' });
+    dns.add(`s2026._domainkey.${other}`, { type: 'TXT', data: dkimKey() });
+    dns.add(`_dmarc.${other}`, { type: 'TXT', data: 'v=DMARC1; p=none' });
+    dns.add(other, { type: 'MX', exchange: `mx.${other}`, priority: 1 });
+    dns.add(`smtp.${other}`, { type: 'A', address: '192.0.2.78' });
+    dns.add('78.2.0.192.in-addr.arpa', { type: 'PTR', domain: `mail.${other}` });
+    dns.silentNames.add(`mail.${other}`);
+    const id2 = await smtpInbox(other, `smtp.${other}`);
+    const started = Date.now();
+    const res2 = await api(app, t.token).get(`/inboxes/${id2}/health`);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(byName(res2.body.data.checks).ptr).toMatchObject({
+      ok: false,
+      temperror: true,
+      detail: expect.stringMatching(/try again/),
+    });
+    expect(res2.body.data.verdict).toBe('warn');
+  });
+
+  it('a resolver that never answers: every check temperror within 10 s, cached 5 minutes, refreshed at most once a minute', async () => {
+    const domain = `silent-${randomUUID().slice(0, 8)}.test`;
+    dns.add(domain, { type: 'MX', exchange: `mx.${domain}`, priority: 1 });
+    dns.add(domain, { type: 'TXT', data: 'v=spf1 ip4:192.0.2.0/24 -all' });
+    dns.add(`s2026._domainkey.${domain}`, { type: 'TXT', data: dkimKey() });
+    dns.add(`_dmarc.${domain}`, { type: 'TXT', data: 'v=DMARC1; p=none' });
+    dns.add(`smtp.${domain}`, { type: 'A', address: '192.0.2.10' });
+    const id = await smtpInbox(domain, `smtp.${domain}`);
+    dns.silent = true;
+    try {
+      const started = Date.now();
+      const res = await api(app, t.token).get(`/inboxes/${id}/health`);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(res.status).toBe(200);
+      expect(res.body.data.verdict).toBe('warn');
+      for (const c of res.body.data.checks as Check[]) {
+        expect(c).toMatchObject({ ok: false, temperror: true, detail: expect.stringMatching(/try again/) });
+      }
+      // Kept 5 minutes, and a refresh within the minute is answered by it: no new question.
+      const asked = dns.queries.length;
+      expect((await api(app, t.token).get(`/inboxes/${id}/health`)).body.data).toEqual(res.body.data);
+      expect((await api(app, t.token).get(`/inboxes/${id}/health?refresh=true`)).body.data).toEqual(
+        res.body.data,
+      );
+      expect(dns.queries.length).toBe(asked);
+      await backdate(id, '4 minutes');
+      expect((await api(app, t.token).get(`/inboxes/${id}/health`)).body.data.checks).toEqual(
+        res.body.data.checks,
+      );
+      expect(dns.queries.length).toBe(asked);
+    } finally {
+      dns.silent = false;
+    }
+    // Past 5 minutes the check runs again, and DNS answers now.
+    await backdate(id, '301 seconds');
+    const again = await api(app, t.token).get(`/inboxes/${id}/health`);
+    expect(again.body.data.verdict).toBe('pass');
+    expect((again.body.data.checks as Check[]).some((c) => c.temperror)).toBe(false);
   });
 
   it("404 for another tenant's inbox; 422 for a bad refresh; no host or secret in the answer", async () => {

@@ -1399,6 +1399,11 @@ export interface components {
             /** @enum {string} */
             name: "mx" | "spf" | "dkim" | "dmarc" | "ptr";
             ok: boolean;
+            /**
+             * @description RFC 7208's temperror: DNS did not answer (in time), so the check was not evaluated; try again later (`ok` is false)
+             * @example false
+             */
+            temperror: boolean;
         };
         ImportContactDto: {
             company?: string | null;
@@ -1461,7 +1466,7 @@ export interface components {
             /** @example acme.com */
             domain: string;
             /**
-             * @description `fail`: SPF, DKIM or DMARC is missing or wrong (bulk-sender rules of Gmail, Yahoo, Microsoft); `warn`: an advised record (MX, PTR) is missing, or a DNS lookup failed
+             * @description `fail`: SPF, DKIM or DMARC is missing or wrong (bulk-sender rules of Gmail, Yahoo, Microsoft); `warn`: an advised record (MX, PTR) is missing, or a check is `temperror` (DNS did not answer)
              * @enum {string}
              */
             verdict: "pass" | "warn" | "fail";
@@ -7904,7 +7909,7 @@ export interface operations {
     "v1.inboxes.health": {
         parameters: {
             query?: {
-                /** @description true: read DNS again instead of the answer cached for an hour */
+                /** @description true: read DNS again instead of the cached answer (at most once a minute per inbox: within a minute of the last check, that check is answered) */
                 refresh?: "true" | "false";
             };
             header?: never;
@@ -7934,6 +7939,7 @@ export interface operations {
                      *           {
                      *             "name": "mx",
                      *             "ok": true,
+                     *             "temperror": false,
                      *             "detail": "string"
                      *           }
                      *         ]

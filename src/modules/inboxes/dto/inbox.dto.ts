@@ -116,7 +116,8 @@ export class UpdateInboxDto {
 export class HealthQueryDto {
   @ApiPropertyOptional({
     enum: ['true', 'false'],
-    description: 'true: read DNS again instead of the answer cached for an hour',
+    description:
+      'true: read DNS again instead of the cached answer (at most once a minute per inbox: within a minute of the last check, that check is answered)',
   })
   @IsOptional()
   @IsIn(['true', 'false'], { message: 'refresh must be true or false' })
@@ -126,6 +127,12 @@ export class HealthQueryDto {
 export class HealthCheckDto implements HealthCheck {
   @ApiProperty({ enum: ['mx', 'spf', 'dkim', 'dmarc', 'ptr'] }) name: HealthCheck['name'];
   @ApiProperty() ok: boolean;
+  @ApiProperty({
+    example: false,
+    description:
+      "RFC 7208's temperror: DNS did not answer (in time), so the check was not evaluated; try again later (`ok` is false)",
+  })
+  temperror: boolean;
   @ApiProperty({ description: 'What was found, or what is missing and why it matters' }) detail: string;
 }
 
@@ -135,7 +142,7 @@ export class InboxHealthResponseDto implements DomainHealthView {
   @ApiProperty({
     enum: ['pass', 'warn', 'fail'],
     description:
-      '`fail`: SPF, DKIM or DMARC is missing or wrong (bulk-sender rules of Gmail, Yahoo, Microsoft); `warn`: an advised record (MX, PTR) is missing, or a DNS lookup failed',
+      '`fail`: SPF, DKIM or DMARC is missing or wrong (bulk-sender rules of Gmail, Yahoo, Microsoft); `warn`: an advised record (MX, PTR) is missing, or a check is `temperror` (DNS did not answer)',
   })
   verdict: DomainHealthView['verdict'];
   @ApiProperty({ type: [HealthCheckDto] }) checks: HealthCheck[];

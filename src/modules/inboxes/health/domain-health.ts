@@ -1,22 +1,24 @@
 /**
  * Sending-domain health (CONTRACT §19): what Gmail, Yahoo and Microsoft require of bulk senders,
- * read from DNS. The record grammar and the checks are mailauth's (nodemailer's author): SPF is
- * evaluated with its SPF engine for an address the provider (or the inbox's own SMTP host) sends
- * from, so includes, redirects and lookup limits count as a receiver counts them; DKIM keys are read
- * and validated by its key reader; DMARC by its record lookup (organisational domain included).
+ * read from DNS. SPF is evaluated by spf-evaluation.ts (RFC 7208 check_host() with its lookup limits)
+ * for an address the provider (or the inbox's own SMTP host) sends from, so includes, redirects and
+ * lookup limits count as a receiver counts them; DKIM keys are read and validated by mailauth's key
+ * reader (nodemailer's author); DMARC by its record lookup (organisational domain included).
  *
  * - `spf`, `dkim`, `dmarc` are required: missing or wrong, the verdict is `fail`.
  * - `mx` (replies and bounces need one) and `ptr` (of the SMTP host, when it is the inbox's own) are
  *   advised: `warn`. So is a DKIM key not found at selectors only guessed (a plain SMTP inbox with
  *   no DKIM_SELECTORS).
- * - A DNS failure (timeout, refused) is never read as a missing record: the check fails with
- *   `temporary`, the verdict is at worst `warn`, and the result is not cached.
+ * - A DNS failure (time-out, refused, the check's deadline) is never read as an answer: the check is
+ *   `temperror` (RFC 7208's name for "try again": not evaluated yet), the verdict is at worst `warn`.
+ * - The whole check ends by the resolver's deadline (dns-resolver.ts): a check still waiting then is
+ *   answered `temperror`.
  */
 import { isIP } from 'node:net';
 import { dmarc } from 'mailauth/lib/dmarc/index.js';
-import { spf } from 'mailauth/lib/spf/index.js';
 import { getPublicKey } from 'mailauth/lib/tools.js';
 import { isNoRecord, type HealthResolver } from './dns-resolver.js';
+import { evaluateSpf, SPF_ADDRESS_LIMIT } from './spf-evaluation.js';
 
 export type HealthVerdict = 'pass' | 'warn' | 'fail';
 export type HealthCheckName = 'mx' | 'spf' | 'dkim' | 'dmarc' | 'ptr';
@@ -24,6 +26,8 @@ export type HealthCheckName = 'mx' | 'spf' | 'dkim' | 'dmarc' | 'ptr';
 export interface HealthCheck {
   name: HealthCheckName;
   ok: boolean;
+  /** DNS did not answer (in time): not evaluated, try again later. `ok` is false. */
+  temperror: boolean;
   detail: string;
 }
 
@@ -49,25 +53,27 @@ export const COMMON_DKIM_SELECTORS = ['default', 'dkim', 'mail', 's1', 's2', 'se
 
 interface Outcome extends HealthCheck {
   required: boolean;
-  temporary: boolean;
 }
 
 const ok = (name: HealthCheckName, detail: string, required: boolean): Outcome => ({
   name,
   ok: true,
+  temperror: false,
   detail,
   required,
-  temporary: false,
 });
-const bad = (name: HealthCheckName, detail: string, required: boolean, temporary = false): Outcome => ({
+const bad = (name: HealthCheckName, detail: string, required: boolean, temperror = false): Outcome => ({
   name,
   ok: false,
+  temperror,
   detail,
   required,
-  temporary,
 });
 const dnsFailure = (err: unknown): string =>
   `DNS lookup failed (${(err as { code?: string } | null)?.code ?? 'error'}); try again later`;
+/** A DNS failure: not an answer. */
+const temp = (name: HealthCheckName, err: unknown, required: boolean): Outcome =>
+  bad(name, dnsFailure(err), required, true);
 
 async function checkMx(s: HealthSubject, dns: HealthResolver): Promise<Outcome> {
   try {
@@ -87,7 +93,7 @@ async function checkMx(s: HealthSubject, dns: HealthResolver): Promise<Outcome> 
 async function senderIp(
   s: HealthSubject,
   dns: HealthResolver,
-): Promise<{ ip: string; who: string } | string> {
+): Promise<{ ip: string; who: string } | Outcome> {
   if (s.sender.kind === 'provider') return { ip: s.sender.probeIp, who: s.sender.label };
   const { host } = s.sender;
   // The host name is credential-adjacent (never shown by the API); its address is what SPF names.
@@ -96,38 +102,30 @@ async function senderIp(
     const [ip] = await dns.resolve4(host);
     return ip
       ? { ip, who: `the inbox's SMTP server (${ip})` }
-      : "the inbox's SMTP server has no IPv4 address";
-  } catch {
-    return "the inbox's SMTP server does not resolve";
+      : bad('spf', "SPF not evaluated: the inbox's SMTP server has no IPv4 address", false);
+  } catch (err) {
+    if (!isNoRecord(err)) return temp('spf', err, true);
+    return bad('spf', "SPF not evaluated: the inbox's SMTP server does not resolve", false);
   }
 }
 
 async function checkSpf(s: HealthSubject, dns: HealthResolver): Promise<Outcome> {
   const sender = await senderIp(s, dns);
-  if (typeof sender === 'string') return bad('spf', `SPF not evaluated: ${sender}`, true, true);
-  const r = await spf({
-    sender: `postmaster@${s.domain}`,
-    ip: sender.ip,
-    helo: s.domain,
-    mta: 'health-check',
-    resolver: dns.resolve as never,
-  });
-  const record = r.rr ? ` (${r.rr})` : '';
-  switch (r.status.result) {
+  if ('name' in sender) return sender;
+  const r = await evaluateSpf(s.domain, sender.ip, dns.resolve);
+  const record = r.record ? ` (${r.record})` : '';
+  switch (r.result) {
     case 'pass':
       return ok('spf', `the SPF record of ${s.domain} authorises ${sender.who}${record}`, true);
     case 'none':
       return bad('spf', `no SPF record at ${s.domain}: it must authorise ${sender.who}`, true);
     case 'temperror':
-    case 'temperr':
-      return bad('spf', `SPF of ${s.domain} could not be read; try again later`, true, true);
+      return bad('spf', `SPF of ${s.domain} could not be read (${r.reason}); try again later`, true, true);
     case 'permerror':
-      return bad('spf', `the SPF record of ${s.domain} is invalid${record}`, true);
+      return bad('spf', `the SPF record of ${s.domain} is invalid: ${r.reason}${record}`, true);
     case 'fail':
     case 'softfail':
     case 'neutral':
-    case 'policy':
-    case 'skipped':
       return bad('spf', `the SPF record of ${s.domain} does not authorise ${sender.who}${record}`, true);
   }
 }
@@ -160,7 +158,7 @@ async function checkDkim(s: HealthSubject, dns: HealthResolver): Promise<Outcome
     );
   }
   const failed = results.find((r) => !r.found && !isNoRecord(r.err));
-  if (failed) return bad('dkim', dnsFailure(failed.err), true, true);
+  if (failed) return temp('dkim', failed.err, true);
   const where = selectors.map((x) => `${x}._domainkey.${s.domain}`).join(', ');
   return guessed
     ? bad(
@@ -192,41 +190,75 @@ async function checkDmarc(s: HealthSubject, dns: HealthResolver): Promise<Outcom
   return ok('dmarc', `DMARC policy p=${policy} (${res.rr ?? ''})`, true);
 }
 
+/**
+ * Forward-confirmed reverse DNS of the SMTP host: its first 10 reverse names (RFC 7208 §4.6.4's
+ * bound), resolved in parallel; a name whose lookup failed makes the check `temperror` unless another
+ * name already confirms the address.
+ */
 async function checkPtr(host: string, dns: HealthResolver): Promise<Outcome> {
   let ip = host;
-  try {
-    if (!isIP(host)) [ip] = await dns.resolve4(host);
-  } catch (err) {
-    return bad('ptr', "the inbox's SMTP server does not resolve", false, !isNoRecord(err));
-  }
-  try {
-    const names = await dns.reverse(ip);
-    for (const name of names) {
-      const back = await dns.resolve4(name).catch(() => [] as string[]);
-      if (back.includes(ip))
-        return ok('ptr', `${ip} has reverse DNS ${name}, which resolves back to it`, false);
+  if (!isIP(host)) {
+    try {
+      const [first] = await dns.resolve4(host);
+      if (!first) return bad('ptr', "the inbox's SMTP server has no IPv4 address", false);
+      ip = first;
+    } catch (err) {
+      if (!isNoRecord(err)) return temp('ptr', err, false);
+      return bad('ptr', "the inbox's SMTP server does not resolve", false);
     }
-    return bad('ptr', `the reverse DNS of ${ip} (${names.join(', ')}) does not resolve back to it`, false);
+  }
+  let names: string[];
+  try {
+    names = await dns.reverse(ip);
   } catch (err) {
     if (isNoRecord(err)) return bad('ptr', `${ip} has no reverse DNS (PTR) record`, false);
-    return bad('ptr', dnsFailure(err), false, true);
+    return temp('ptr', err, false);
   }
+  if (names.length === 0) return bad('ptr', `${ip} has no reverse DNS (PTR) record`, false);
+  const looked = names.slice(0, SPF_ADDRESS_LIMIT);
+  const back = await Promise.allSettled(looked.map((name) => dns.resolve4(name)));
+  const confirmed = looked.find((_, i) => {
+    const b = back[i];
+    return b.status === 'fulfilled' && b.value.includes(ip);
+  });
+  if (confirmed) return ok('ptr', `${ip} has reverse DNS ${confirmed}, which resolves back to it`, false);
+  const failed = back.find((b) => b.status === 'rejected' && !isNoRecord(b.reason));
+  if (failed) return temp('ptr', (failed as PromiseRejectedResult).reason, false);
+  const shown = looked.slice(0, 3).join(', ') + (names.length > 3 ? `, … (${names.length} names)` : '');
+  return bad('ptr', `the reverse DNS of ${ip} (${shown}) does not resolve back to it`, false);
 }
 
-/** Reads the domain's records and judges them. `cacheable` is false when a lookup failed for a while. */
+/** A check not finished by the deadline is `temperror`; one that threw on a DNS failure too. */
+const bounded = (
+  name: HealthCheckName,
+  required: boolean,
+  check: Promise<Outcome>,
+  dns: HealthResolver,
+): Promise<Outcome> =>
+  Promise.race([
+    check.catch((err: unknown) => {
+      if ((err as { code?: unknown } | null)?.code === undefined) throw err;
+      return temp(name, err, required);
+    }),
+    dns.expired.then(() =>
+      bad(name, 'DNS did not answer within the check deadline; try again later', required, true),
+    ),
+  ]);
+
+/** Reads the domain's records and judges them, within the resolver's deadline. */
 export async function checkDomainHealth(
   s: HealthSubject,
   dns: HealthResolver,
   now: () => Date = () => new Date(),
-): Promise<{ view: DomainHealthView; cacheable: boolean }> {
+): Promise<{ view: DomainHealthView; temperror: boolean }> {
   const outcomes = await Promise.all([
-    checkMx(s, dns),
-    checkSpf(s, dns),
-    checkDkim(s, dns),
-    checkDmarc(s, dns),
-    ...(s.sender.kind === 'host' ? [checkPtr(s.sender.host, dns)] : []),
+    bounded('mx', false, checkMx(s, dns), dns),
+    bounded('spf', true, checkSpf(s, dns), dns),
+    bounded('dkim', true, checkDkim(s, dns), dns),
+    bounded('dmarc', true, checkDmarc(s, dns), dns),
+    ...(s.sender.kind === 'host' ? [bounded('ptr', false, checkPtr(s.sender.host, dns), dns)] : []),
   ]);
-  const verdict: HealthVerdict = outcomes.some((o) => !o.ok && o.required && !o.temporary)
+  const verdict: HealthVerdict = outcomes.some((o) => !o.ok && o.required && !o.temperror)
     ? 'fail'
     : outcomes.some((o) => !o.ok)
       ? 'warn'
@@ -236,8 +268,13 @@ export async function checkDomainHealth(
       domain: s.domain,
       checked_at: now().toISOString(),
       verdict,
-      checks: outcomes.map(({ name, ok: passed, detail }) => ({ name, ok: passed, detail })),
+      checks: outcomes.map(({ name, ok: passed, temperror, detail }) => ({
+        name,
+        ok: passed,
+        temperror,
+        detail,
+      })),
     },
-    cacheable: !outcomes.some((o) => o.temporary),
+    temperror: outcomes.some((o) => o.temperror),
   };
 }
