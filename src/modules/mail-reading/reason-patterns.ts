@@ -136,7 +136,7 @@ export const AUTH_FAILURE =
 
 /** Words saying the recipient address does not exist. */
 export const USER_UNKNOWN =
-  /(?:user|recipient|mailbox|address|addressee|account|local[- ]part|e-?mail account)(?: name)?(?: (?!domain|sender|server|host)[<(]?[^ ]{1,80}[>)]?)? (?:is )?(?:unknown|not (?:found|known|exist|listed|valid|a valid|local|active|ok)|(?:does|did) not exist|doesn't exist|could not be found|couldn't be found|invalid|no longer valid|unavailable)|(?:unknown|non-?existent|no such) (?:user|recipient|mailbox|e-?mail address|local[- ]part|addressee|person|account|destination mailbox|mail ?box|virtual user|rcpt)|(?:invalid|bad|not a valid|not a known) (?:user|recipient|mailbox|address|e-?mail address|local[- ]part|addressee|account|destination mailbox|rcpt)|no valid recipients(?: for this mm|, bye)|no such address|(?:address|mailbox) not present|not an active address|destination addresses were unknown|not a local address|can't accept user|email name is not found|(?:wrong|invalid) or no longer valid|recipient is not accepted|envelope recipient has been denied|missing home directory|that domain or user isn't in my list of allowed rcpthosts|resolver\.adr\.recipient ?notfound|\bno (?:account|mailbox|mail box) (?:by that name|here|found|available)|no one at this address|address (?:not found|unknown|does not exist|couldn't be found)|recipient address rejected: (?:user|invalid|unknown|access denied|userunknown)|the email account that you tried to reach does not exist|resolver\.adr\.(?:recip(?:ient)?notfound|exrecipnotfound)|doesn't have a [^ ]{1,40} account|not listed in (?:domino directory|public name & address book)|invalid final delivery userid|\bbad ?rcpt ?to\b|\bbadrecipientto\b|not in my validrcptto|does not exist(?: here| on this system)?\.|ce destinataire n'existe pas|utilisateur (?:inconnu|introuvable)|destinataire (?:inconnu|introuvable|invalide)|adresse inconnue|(?:adresse|empfänger|benutzer|postfach) (?:unbekannt|existiert nicht|nicht gefunden)|usuario (?:desconocido|inexistente|no existe)|destinatario (?:desconocido|sconosciuto|inesistente|no existe)|utente (?:sconosciuto|inesistente)|usu[aá]rio (?:desconhecido|inexistente|n[aã]o existe)|destinat[aá]rio desconhecido|пользовател[ья] не (?:найден|существует)|(?:адрес|адресат|получатель) не (?:найден|существует)|нет такого пользователя|(?:用户|收件人|地址|帐户|账户)不存在|宛先不明|unbekannte?r? (?:empfänger|benutzer)|empfänger(?:adresse)? (?:unbekannt|existiert nicht)|benutzer (?:unbekannt|existiert nicht)|no existe|usuario desconocido|nessun utente|存在しない(?:ユーザ|アドレス|宛先)|宛先(?:が|の)(?:見つかりません|不明)|ユーザ(?:ー)?(?:が|は)存在しません/;
+  /(?:user|recipient|mailbox|address|addressee|account|local[- ]part|e-?mail account)(?: name)?(?: (?!domain|sender|server|host)[<(]?[^ ]{1,80}[>)]?)? (?:is )?(?:unknown|not (?:found|known|exist|listed|valid|a valid|local|active|ok)|(?:does|did) not exist|doesn't exist|could not be found|couldn't be found|invalid|no longer valid|unavailable)|(?:unknown|non-?existent|no such) (?:user|recipient|mailbox|e-?mail address|local[- ]part|addressee|person|account|destination mailbox|mail ?box|virtual user|rcpt)|(?:invalid|bad|not a valid|not a known) (?:user|recipient|mailbox|address|e-?mail address|local[- ]part|addressee|account|destination mailbox|rcpt)|no valid recipients(?: for this mm|, bye)|(?:recipient|user) [^ ]{1,80} was not found in|no such address|(?:address|mailbox) not present|not an active address|destination addresses were unknown|not a local address|can't accept user|email name is not found|(?:wrong|invalid) or no longer valid|recipient is not accepted|envelope recipient has been denied|missing home directory|that domain or user isn't in my list of allowed rcpthosts|resolver\.adr\.recipient ?notfound|\bno (?:account|mailbox|mail box) (?:by that name|here|found|available)|no one at this address|address (?:not found|unknown|does not exist|couldn't be found)|recipient address rejected: (?:user|invalid|unknown|access denied|userunknown)|the email account that you tried to reach does not exist|resolver\.adr\.(?:recip(?:ient)?notfound|exrecipnotfound)|doesn't have a [^ ]{1,40} account|not listed in (?:domino directory|public name & address book)|invalid final delivery userid|\bbad ?rcpt ?to\b|\bbadrecipientto\b|not in my validrcptto|does not exist(?: here| on this system)?\.|ce destinataire n'existe pas|utilisateur (?:inconnu|introuvable)|destinataire (?:inconnu|introuvable|invalide)|adresse inconnue|(?:adresse|empfänger|benutzer|postfach) (?:unbekannt|existiert nicht|nicht gefunden)|usuario (?:desconocido|inexistente|no existe)|destinatario (?:desconocido|sconosciuto|inesistente|no existe)|utente (?:sconosciuto|inesistente)|usu[aá]rio (?:desconhecido|inexistente|n[aã]o existe)|destinat[aá]rio desconhecido|пользовател[ья] не (?:найден|существует)|(?:адрес|адресат|получатель) не (?:найден|существует)|нет такого пользователя|(?:用户|收件人|地址|帐户|账户)不存在|宛先不明|unbekannte?r? (?:empfänger|benutzer)|empfänger(?:adresse)? (?:unbekannt|existiert nicht)|benutzer (?:unbekannt|existiert nicht)|no existe|usuario desconocido|nessun utente|存在しない(?:ユーザ|アドレス|宛先)|宛先(?:が|の)(?:見つかりません|不明)|ユーザ(?:ー)?(?:が|は)存在しません/;
 
 /** The words say the *domain* is unknown (which "address is unknown" would otherwise catch). */
 export const DOMAIN_UNKNOWN =
@@ -148,10 +148,10 @@ export const PROVIDER_UNKNOWN =
 
 /** The recipient's own filter refused the message (sisimai: filtered). */
 export const FILTERED =
-  /only accept(?:s|ing) mail from|refused due to recipient preferences|message rejected due to user rules|\buser reject|you have been blocked by the recipient|is not accepting any mail|resolver\.rst\.notauthorized|has restricted sms e-mail|\bbounced address|this account is protected by|due to extended inactivity|refuse(?:s|d)? to receive (?:mail|e-?mail|this)|recipient (?:has )?(?:rejected|blocked|refused) (?:your|this|the sender)/;
+  /cannot route mail to user|message filtered|user refuses to receive|only accept(?:s|ing) mail from|refused due to recipient preferences|message rejected due to user rules|\buser reject|you have been blocked by the recipient|is not accepting any mail|resolver\.rst\.notauthorized|has restricted sms e-mail|\bbounced address|this account is protected by|due to extended inactivity|refuse(?:s|d)? to receive (?:mail|e-?mail|this)|recipient (?:has )?(?:rejected|blocked|refused) (?:your|this|the sender)/;
 
 export const REQUIRE_PTR =
-  /reverse (?:dns|lookup|dns lookup)|\bptr\b|\brdns\b|cannot find your hostname|ip name lookup failed|unresolvable relay host name|mismatches client ip|unverif(?:y|i)able sending ips?|no reverse dns|generic dns|forward dns entry does not point to the sending ip/;
+  /reverse (?:dns|lookup|dns lookup)|\bptr\b|\brdns\b|cannot find your (?:reverse )?hostname|ip name lookup failed|unresolvable relay host name|mismatches client ip|unverif(?:y|i)able sending ips?|no reverse dns|generic dns|forward dns entry does not point to the sending ip/;
 
 export const NOT_COMPLIANT_RFC =
   /not rfc ?\d* ?compliant|rfcmessagenoncompliant|rfc ?5322 section [0-9.]+ compliant|rfc ?5322 (?:compliant|specifications)|(?:messages with )?multiple addresses in (?:the )?from:? ?(?:header)?|messages with multiple addresses|missing a valid (?:address in the from|message-id)|having no from: header|encoded-word syntax is not permitted|message is malformed|(?:duplicate|multiple) (?:subject|from|date|message-id|to|sender) headers/;
@@ -161,10 +161,10 @@ export const SENDER_NAMED = /\bsender\b|\bmail from\b|envelope from/;
 
 /** The receiving side refused the sender (envelope from, the sender's domain, a group's rules). */
 export const REJECTED =
-  /sender (?:e-?mail |mail )?(?:address |domain )?(?:was |is |has been )?(?:rejected|refused|denied|blacklisted|invalid|unknown|not (?:allowed|accepted|permitted|pre-approved|verified|authenticated)|not in (?:the |my )?allowed[- ]senders?|is in my black ?list|verify failed|verification failed|is spammer)|(?:domain of sender|sender domain) (?:address )?(?:[^ ]{1,80} )?(?:does not exist|is empty|must exist|not found|invalid)|invalid sender|from: domain is invalid|null sender is not allowed|empty envelope senders?|bogus mail from|mail from not owned|unroutable sender|address has been blacklisted|senderfilterconfig|\bbatv\b|(?:not|isn't) on the recipient's list of senders|domain of sender address|emetteur invalide|fully qualified (?:e-?mail )?address required|access to submit messages|does not accept mail from|envelope blocked|different address or alias using|returned mail not accepted here|administrative prohibition|not (?:allowed|permitted|authorized) to post|access denied \(in reply to mail from|no third-party dsns|unsigned dsn|rejected by batv|sending this from a different address|you are sending to\/from an address|email address is not verified|not a registered gateway user|spam reporting address|mail sending denied|blocked senders?\b|will be permanently deferred|spam abuse detected|the group you tried to contact|groups\.google\.com|purported responsible address/;
+  /sender (?:e-?mail |mail )?(?:address |domain )?(?:was |is |has been )?(?:rejected|refused|denied|blacklisted|invalid|unknown|not (?:allowed|accepted|permitted|pre-approved|verified|authenticated)|not in (?:the |my )?allowed[- ]senders?|is in my black ?list|verify failed|verification failed|is spammer)|(?:domain of sender|sender domain) (?:address )?(?:[^ ]{1,80} )?(?:does not exist|is empty|must exist|not found|invalid)|invalid sender|from: domain is invalid|null sender is not allowed|empty envelope senders?|bogus mail from|mail from not owned|unroutable sender|address has been blacklisted|senderfilterconfig|\bbatv\b|(?:not|isn't) on the recipient's list of senders|domain of sender address|emetteur invalide|fully qualified (?:e-?mail )?address required|access to submit messages|does not accept mail from|envelope blocked|different address or alias using|returned mail not accepted here|administrative prohibition|not (?:allowed|permitted|authorized) to post|(?:are|is) not (?:a )?member|not member article|reject mail from|reject spammers|header may cause mail loop|access denied \(in reply to mail from|no third-party dsns|unsigned dsn|rejected by batv|sending this from a different address|you are sending to\/from an address|email address is not verified|not a registered gateway user|spam reporting address|mail sending denied|blocked senders?\b|will be permanently deferred|spam abuse detected|the group you tried to contact|groups\.google\.com|purported responsible address/;
 
 export const HOST_UNKNOWN =
-  /(?:host|domain)(?: name)? (?:is )?(?:unknown|not found|(?:does|did) not exist|doesn't exist|must exist)|domain (?:is )?(?:not reachable|unreachable)|unknown (?:host|domain)|no such domain|host or domain name not found|name or service not known|unrout(?:e)?able address|illegal host\/domain|domain name not found|mail domain mentioned in email address is unknown|account or domain may not exist|\b553 [^ ]{1,80} does not exist|ドメインが(?:存在しません|見つかりません)/;
+  /(?:host|domain)(?: name)? (?:is )?(?:unknown|not found|(?:does|did) not exist|doesn't exist|must exist)|domain (?:is )?(?:not reachable|unreachable)|unknown (?:host|domain)|no such domain|host or domain name not found|name or service not known|all relevant mx records point to non-existent hosts|all host address lookups failed permanently|unrout(?:e)?able address|illegal host\/domain|domain name not found|mail domain mentioned in email address is unknown|account or domain may not exist|\b553 [^ ]{1,80} does not exist|ドメインが(?:存在しません|見つかりません)/;
 
 /** Our message was taken for spam (content, not the sending IP). */
 export const SPAM_DETECTED =
@@ -191,16 +191,16 @@ export const VIRUS_DETECTED =
   /\bvirus|malware|infected|potentially executable attachment|used by recent viruses/;
 
 export const SECURITY_ERROR =
-  /authentication (?:required|failure|failed|credentials invalid|turned on)|incorrect authentication|smtp authentication|turn on smtp auth|not authorized to (?:send|perform)|unauthenticated senders? not allowed|tls required|encryption (?:required|needed)|requiretls|verification failure|dead domain|access denied|not subscribed to ses|delivery not authorized|you don'?t authenticate/;
+  /security alert|authentication (?:required|failure|failed|credentials invalid|turned on)|incorrect authentication|smtp authentication|turn on smtp auth|not authorized to (?:send|perform)|unauthenticated senders? not allowed|tls required|encryption (?:required|needed)|requiretls|verification failure|dead domain|access denied|not subscribed to ses|delivery not authorized|you don'?t authenticate/;
 
 export const SYSTEM_ERROR =
-  /system (?:error|config(?:uration)? error)|internal (?:system |server )?error|configuration error|local error in processing|temporary local problem|server is misconfigured|queue file write error|would create a mail loop|loops back to myself|loop was found|forwarding loop broken|interrupted system call|service (?:currently )?unavailable|transaction failed|duplicated message-id|timeout waiting for input|can't create user output file|could not load drd|no mdb|error while being processed|temporary system problem|unable to process (?:connection|command|an email|the message)|server busy|suspiciousremoteservererror|mailbox (?:database|server) (?:error|unavailable)|unable to contact (?:the )?(?:ldap|directory) server|insufficient permission/;
+  /several matches found in domino directory|detected a loop condition|loop back warning|system (?:error|config(?:uration)? error)|internal (?:system |server )?error|configuration error|local error in processing|temporary local problem|server is misconfigured|queue file write error|would create a mail loop|loops back to myself|loop was found|forwarding loop broken|interrupted system call|service (?:currently )?unavailable|transaction failed|duplicated message-id|timeout waiting for input|can't create user output file|could not load drd|no mdb|error while being processed|temporary system problem|unable to process (?:connection|command|an email|the message)|server busy|suspiciousremoteservererror|mailbox (?:database|server) (?:error|unavailable)|unable to contact (?:the )?(?:ldap|directory) server|insufficient permission/;
 
 export const NETWORK_ERROR =
   /network (?:error|is unreachable|unreachable)|(?:host|server) (?:is )?unreachable|forwarding loop|no route to host|host is unreachable|could not connect and send|name service error|host name lookup failure|host not found, try again|malformed (?:or unexpected )?name server reply|dns (?:error|lookup fail|records for the destination)|too many hops|hop count exceeded|routing loop|mail forwarding loop|mail loop detected|message looping|unable to resolve route|unrouteable mail domain|connection refused(?! by)|(?:unable|wasn't able|not able) to establish (?:an |a )?(?:smtp )?connection/;
 
 export const EXPIRED =
-  /\bexpired\b|timed? ?out|retry time|in the queue too long|too long in (?:the )?queue|giving up|could not (?:be )?deliver(?:ed)? for (?:more than|the last)|not delivered within|has been delayed|delivery attempts will continue|failing for a long time|not been collected|not reachable within|after multiple retries|server did not respond|did not accept our requests to connect|could not find a gateway|failed to deliver to domain|retries exceeded|zustellung (?:fehlgeschlagen|verzögert)|remaining in queue/;
+  /host not reachable|\bexpired\b|timed? ?out|retry time|in the queue too long|too long in (?:the )?queue|giving up|could not (?:be )?deliver(?:ed)? for (?:more than|the last)|not delivered within|has been delayed|delivery attempts will continue|failing for a long time|not been collected|not reachable within|after multiple retries|server did not respond|did not accept our requests to connect|could not find a gateway|failed to deliver to domain|retries exceeded|zustellung (?:fehlgeschlagen|verzögert)|remaining in queue/;
 
 export const CONTENT_ERROR =
   /8-?bit data|invalid mime|mime (?:complexity|header)|improperly[- ]formatted|unnecessary base64|too many received|header size exceeds|message header size|media error|content error|malformed (?:message|header)/;
@@ -296,12 +296,12 @@ export const SECOND_PASS: readonly Rule[] = [
   ['bad_reputation', BAD_REPUTATION],
   ['security_error', SECURITY_ERROR],
   ['system_error', SYSTEM_ERROR],
+  ['not_accept', NOT_ACCEPT],
   ['network_error', NETWORK_ERROR],
   ['speeding', SPEEDING],
   ['suspended', SUSPENDED],
   ['expired', EXPIRED],
   ['system_full', SYSTEM_FULL],
-  ['not_accept', NOT_ACCEPT],
   ['mailer_error', MAILER_ERROR],
   ['syntax_error', SYNTAX_ERROR],
   ['blocked', BLOCKED_WORD],
@@ -327,3 +327,25 @@ export const STATUS_IN_TEXT = /(?:^|[^0-9a-z.])([245])\.(\d{1,3})\.(\d{1,3})(?![
 export const REPLY_CODE_IN_TEXT = /(?:^|[^0-9.-])([45]\d\d)(?:[ ,;:-]|$)/;
 export const CONTINUATION =
   /(?:^|\s)[245]\d\d(?:-(?:[245]\.\d{1,3}\.\d{1,3}(?=\s))?|\s[245]\.\d{1,3}\.\d{1,3}(?=\s))/g;
+
+/**
+ * RFC 5321's own text for a 550 reply ("Requested action not taken: mailbox unavailable"): by the RFC
+ * it covers "mailbox not found, no access, or command rejected for policy reasons", so alone it does
+ * not say the address is unknown; it does at RCPT or with a 5.1.x status.
+ */
+export const GENERIC_UNAVAILABLE = /(?:requested action not taken: )?mailbox (?:is )?unavailable/g;
+
+/**
+ * RFC 3463's own text for X.2.1 ("Mailbox disabled, not accepting messages"): the status restated,
+ * not a suspended account's words (sisimai reads 5.2.1 alone as `filtered`).
+ */
+export const RFC_MAILBOX_DISABLED = /\bmailbox disabled\b/;
+/** Words that do name a suspended or closed account. */
+export const ACCOUNT_SUSPENDED =
+  /suspend|deactivat|inactive|locked|frozen|terminated|discontinued|tried to reach is disabled|account (?:is |has been )?disabled/;
+
+/**
+ * Zoho Mail writes each failed recipient as `<addr> <label>, ERROR_CODE :<reply>, ERROR_CODE :<the
+ * remote's words>`; the label ("Invalid Address") is Zoho's for any 550, not the remote server's.
+ */
+export const ZOHO_LABEL = /^[a-z][a-z ]{0,40}, (?=error_code ?:)/;

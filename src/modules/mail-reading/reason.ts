@@ -64,6 +64,10 @@ import {
   STATUS_IN_TEXT,
   REPLY_CODE_IN_TEXT,
   CONTINUATION,
+  GENERIC_UNAVAILABLE,
+  RFC_MAILBOX_DISABLED,
+  ACCOUNT_SUSPENDED,
+  ZOHO_LABEL,
 } from './reason-patterns.js';
 
 /** The longest diagnostic read, as CONTRACT §18 stores it. */
@@ -84,7 +88,20 @@ const GMAIL_STATE_STAGES: Readonly<Record<string, Exclude<Stage, null>>> = { '13
 
 export function decideReason(input: ReasonInput): { reason: BounceReason; hard: boolean } {
   const reason = input.hint ?? pick(input);
-  return { reason, hard: HARD_REASONS.has(reason) };
+  return { reason, hard: HARD_REASONS.has(reason) && !(reason === 'not_accept' && transient(input)) };
+}
+
+/**
+ * A 4.x.x status (or, without one, a 4xx reply) says the refusal is for now. `not_accept` under it is
+ * a host not taking mail at the moment (RFC 3463 X.3.2 "system not accepting network messages"), not
+ * a domain that never will: soft, as sisimai has it. The address-level reasons keep their class: a
+ * "4.1.1 user unknown" in a final report is a server that said so on every retry.
+ */
+function transient(input: ReasonInput): boolean {
+  const status = normaliseStatus(input.status) ?? statusInText((input.diagnostic ?? '').toLowerCase());
+  if (status) return status.startsWith('4.');
+  const code = input.smtpCode ?? replyCodeInText((input.diagnostic ?? '').toLowerCase());
+  return code !== null && code >= 400 && code < 500;
 }
 
 function pick(input: ReasonInput): BounceReason {
@@ -93,7 +110,7 @@ function pick(input: ReasonInput): BounceReason {
     .toLowerCase()
     .replace(WHITESPACE, ' ')
     .trim();
-  const text = withoutContinuations(raw);
+  const text = withoutContinuations(raw).replace(ZOHO_LABEL, '');
   const status = chooseStatus(normaliseStatus(input.status), statusInText(raw));
   const code = input.smtpCode ?? replyCodeInText(raw);
   const statusReason = status ? statusMeaning(status) : null;
@@ -135,12 +152,28 @@ function firstPass(
   if (statusReason && FIRST_PASS_STATUS.has(statusReason)) return statusReason;
   if (MAILER_PREFIX.test(text)) return 'mailer_error';
   if (NULL_MX.test(text)) return 'not_accept';
+  // 5.2.1 with only RFC 3463's words for it ("mailbox disabled") is the recipient's filter (sisimai);
+  // a suspended account says so in its own words.
+  if (status?.endsWith('.2.1') && RFC_MAILBOX_DISABLED.test(text) && !ACCOUNT_SUSPENDED.test(text)) {
+    return 'filtered';
+  }
   for (const [reason, re] of FIRST_PASS) if (re.test(text)) return reason;
   if (code === 525) return 'suspended'; // RFC 4954: user account disabled
 
   // The address does not exist, or the recipient's filter pretends so.
   const pre = stage === 'connect' || stage === 'helo' || stage === 'mail';
   const saysUnknown = USER_UNKNOWN.test(text) && !DOMAIN_UNKNOWN.test(text);
+  // RFC 5321's generic "mailbox unavailable" is a user-unknown only where the stage or a 5.1.x
+  // status says so; alone it is the recipient side refusing (sisimai: filtered).
+  if (
+    saysUnknown &&
+    stage === null &&
+    statusReason !== 'user_unknown' &&
+    (status === null || status.endsWith('.0.0')) &&
+    !USER_UNKNOWN.test(text.replace(GENERIC_UNAVAILABLE, ' '))
+  ) {
+    return 'filtered';
+  }
   if (statusReason === 'rejected') return 'rejected'; // 5.1.7 / 5.1.8: our sender address
   if (
     SENDER_NAMED.test(text) &&

@@ -6,6 +6,7 @@
 import type { FailedRecipient, SmtpCommand } from '../types.js';
 import { amazonSes } from './amazon-ses.js';
 import { fallback } from './fallback.js';
+import { familyHint } from './family-hints.js';
 import { googleGroups } from './google-groups.js';
 import {
   enhancedStatus,
@@ -60,6 +61,14 @@ export function reportCommand(text: string): SmtpCommand | undefined {
   const m = REPORT_COMMAND.exec(text.slice(0, SCAN_LIMIT));
   return m ? smtpCommand(`>>> ${m[1]}`) : undefined;
 }
+
+/** A reason the report's own family states in its documented words (`family-hints.ts`). */
+const withFamilyHint =
+  (view: ReportView) =>
+  (r: FailedRecipient): FailedRecipient => {
+    const hint = familyHint(view, r);
+    return hint ? { ...r, hint } : r;
+  };
 
 const hasCode = (r: FailedRecipient): boolean => r.status !== null || r.smtpCode !== null;
 
@@ -129,7 +138,7 @@ export function readFailedRecipients(view: ReportView, originalTo: string | null
   if (command) found = [{ ...found[0], command }];
   // Without a code of its own, a recipient takes the report's one statement of the server's words;
   // without any words and any code, the report's own text.
-  return found.map((r) => {
+  return found.map(withFamilyHint(view)).map((r) => {
     if (hasCode(r) && r.diagnostic) return r;
     const words = [r.diagnostic, global].filter(Boolean).join(' ') || (hasCode(r) ? '' : view.text);
     return recipientFrom(r.address, words, {
