@@ -103,6 +103,47 @@ describe('reading dates and referrals on the sample set', () => {
         `${name.padEnd(30)} held-out ${pct(s['held-out'])} % (${s['held-out'].right}/${s['held-out'].total})` +
         `   tuning ${pct(s.tuning)} % (${s.tuning.right}/${s.tuning.total})`,
     );
+    // The second batch (ids numbered from 30) was written after the first reader was built.
+    const second = (id: string): boolean => /-3\d$/.test(id);
+    const secondRows: [string, Record<Part, Score>][] = [
+      [
+        'follow-up dates right',
+        scoreDates(
+          FOLLOW_UP_SAMPLES.filter((x) => second(x.id)),
+          readFollowUpDate,
+        ),
+      ],
+      [
+        'none set on dateless not-now',
+        scoreDates(
+          NO_DATE_SAMPLES.filter((x) => second(x.id)),
+          readFollowUpDate,
+        ),
+      ],
+      [
+        'return dates right',
+        scoreDates(
+          AWAY_SAMPLES.filter((x) => second(x.id)),
+          readReturnDate,
+        ),
+      ],
+      [
+        'none set on dateless away',
+        scoreDates(
+          AWAY_NO_DATE_SAMPLES.filter((x) => second(x.id)),
+          readReturnDate,
+        ),
+      ],
+      ['referrals right', scoreReferrals(REFERRAL_SAMPLES.filter((x) => second(x.id)))],
+    ];
+    lines.push(
+      'second batch only:',
+      ...secondRows.map(
+        ([name, s]) =>
+          `${name.padEnd(30)} held-out ${pct(s['held-out'])} % (${s['held-out'].right}/${s['held-out'].total})` +
+          `   tuning ${pct(s.tuning)} % (${s.tuning.right}/${s.tuning.total})`,
+      ),
+    );
     const misses = rows.flatMap(([, s]) => s.tuning.misses);
     console.log(
       [
