@@ -18,7 +18,7 @@ import { accessLogger, PinoNestLogger } from './common/logging/logger.js';
 import { Draining } from './common/lifecycle/draining.js';
 import { observeRequest } from './common/metrics/http-metrics.js';
 import { appConfig } from './config/app-config.js';
-import { setupOpenApi } from './openapi.js';
+import { ownOrigins, setupOpenApi } from './openapi.js';
 
 export const API_PREFIX = 'api/v1';
 
@@ -91,6 +91,35 @@ function drainingOf(app: NestExpressApplication): Draining {
   }
 }
 
+const CORS_HEADERS = 'Authorization, Content-Type, Idempotency-Key, X-Request-Id';
+
+/**
+ * Cross-origin calls from the service's own origins only (PUBLIC_URL's and the loopback names of
+ * its port): Swagger UI opened on http://127.0.0.1:PORT/docs calling http://localhost:PORT works,
+ * and no other site's page can read an answer. A preflight from an own origin answers 204; any
+ * other preflight falls through to the usual 405.
+ */
+function ownOriginsCors(origins: Set<string>): (req: Request, res: Response, next: NextFunction) => void {
+  return (req, res, next) => {
+    const origin = req.headers.origin;
+    if (typeof origin !== 'string' || !origins.has(origin)) return next();
+    res.setHeader('Access-Control-Allow-Origin', origin);
+    res.setHeader('Vary', 'Origin');
+    res.setHeader(
+      'Access-Control-Expose-Headers',
+      'X-Request-Id, RateLimit, RateLimit-Policy, Retry-After, Location',
+    );
+    if (req.method === 'OPTIONS' && req.headers['access-control-request-method']) {
+      res.setHeader('Access-Control-Allow-Methods', 'GET, POST, PUT, PATCH, DELETE');
+      res.setHeader('Access-Control-Allow-Headers', CORS_HEADERS);
+      res.setHeader('Access-Control-Max-Age', '600');
+      res.status(204).end();
+      return;
+    }
+    next();
+  };
+}
+
 export function configureHttpApp(app: NestExpressApplication): void {
   const config = appConfig();
   app.set('trust proxy', config.trustProxy.length ? config.trustProxy : false);
@@ -106,6 +135,7 @@ export function configureHttpApp(app: NestExpressApplication): void {
     requestIdMiddleware(req, res, next);
   });
   app.use(helmet({ contentSecurityPolicy: false }));
+  app.use(ownOriginsCors(ownOrigins(config.publicUrl, config.port)));
   app.use(unsubscribeFormReader());
   app.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
     if (!err) return next();

@@ -1,7 +1,32 @@
 /** Admin CLI (nest-commander): `npm run cli -- <command> [flags]`, same code, config and database as the server. */
 import 'reflect-metadata';
 import { prepareEmbedded } from './config/embedded.js';
+import { loadEnvFile } from './config/env-file.js';
 
+try {
+  loadEnvFile();
+} catch (err) {
+  process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+}
+// On embedded defaults the CLI works on the data of the service started from this folder. It never
+// creates a second, empty installation beside it: a data folder that does not exist (the service
+// runs with another DATA_DIR, or has never been started) is refused, naming what to do. The SMTP
+// sink needs no data; migrate creates the database on purpose.
+const command = process.argv[2] ?? '';
+const needsData =
+  !['mail:sink', 'migrate', '--help', '-h', 'help', ''].includes(command) && !process.argv.includes('--help');
+if (!process.env.DATABASE_URL && needsData) {
+  const { dataDirPath } = await import('./config/service-file.js');
+  const { existsSync } = await import('node:fs');
+  const dir = dataDirPath();
+  if (!existsSync(dir)) {
+    process.stderr.write(
+      `error: no data folder at ${dir}: start the service first (npm start), or run the CLI with the same DATA_DIR (or DATABASE_URL) as the service\n`,
+    );
+    process.exit(1);
+  }
+}
 const embedded = await prepareEmbedded({ redis: false });
 // Ctrl-C (or SIGTERM) on a long command (import, mail:sink): the embedded database this process
 // started stops with it, and the exit status says the command did not finish.

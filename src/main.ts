@@ -5,10 +5,12 @@
 import 'reflect-metadata';
 import type { INestApplicationContext } from '@nestjs/common';
 import { prepareEmbedded } from './config/embedded.js';
+import { loadEnvFile } from './config/env-file.js';
 
 async function main(): Promise<void> {
   let embedded;
   try {
+    loadEnvFile();
     embedded = await prepareEmbedded();
   } catch (err) {
     console.error(err instanceof Error ? err.message : String(err));
@@ -71,8 +73,15 @@ async function main(): Promise<void> {
   await app.listen(config.port);
   running = app;
   const url = `http://localhost:${config.port}`;
+  if (embedded.embeddedDatabase) {
+    // The CLI run from this folder (same DATA_DIR) prints calls to this address (demo, README);
+    // written before the ready line, so whoever waits for that line finds it.
+    const { dataDirPath, writeServiceFile, removeServiceFile } = await import('./config/service-file.js');
+    const dir = dataDirPath();
+    writeServiceFile(dir, config.publicUrl);
+    process.once('exit', () => removeServiceFile(dir));
+  }
   logger.info(`listening on ${url}`);
-  console.log(`listening on ${url}`);
   if (embedded.embeddedDatabase) {
     const { OrganizationsRepository } = await import('./modules/organizations/organizations.repository.js');
     if ((await app.get(OrganizationsRepository).countAll()) === 0) {

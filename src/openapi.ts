@@ -75,7 +75,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         'Every keyed answer carries `RateLimit` and `RateLimit-Policy`; every answer carries `X-Request-Id`.',
     )
     .setVersion('v1')
-    .setLicense('Proprietary', 'https://example.com/license')
+    .setLicense('Apache-2.0', 'https://www.apache.org/licenses/LICENSE-2.0')
     .build();
   const doc = SwaggerModule.createDocument(app, config, {
     operationIdFactory: (controller, method) => `${controller}.${method}`,
@@ -111,6 +111,40 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   return doc;
 }
 
+/**
+ * The origins this service answers on: PUBLIC_URL's, and the loopback names of its own port
+ * (localhost, 127.0.0.1, [::1]), which a newcomer types interchangeably.
+ */
+export function ownOrigins(publicUrl: string, port: number): Set<string> {
+  const origins = new Set<string>([
+    `http://localhost:${port}`,
+    `http://127.0.0.1:${port}`,
+    `http://[::1]:${port}`,
+  ]);
+  try {
+    origins.add(new URL(publicUrl).origin);
+  } catch {
+    // PUBLIC_URL is checked at start; an unparsable one only loses its own entry here.
+  }
+  return origins;
+}
+
+/**
+ * The server a reader of the document should call: the origin it fetched the document from when
+ * that is one of the service's own (so "Try it out" from http://127.0.0.1:PORT/docs calls
+ * 127.0.0.1, not localhost, and needs no cross-origin request), else PUBLIC_URL.
+ */
+export function serverForRequest(
+  req: { protocol?: string; headers: Record<string, string | string[] | undefined> },
+  publicUrl: string,
+  port: number,
+): string {
+  const host = req.headers.host;
+  if (typeof host !== 'string') return publicUrl;
+  const origin = `${req.protocol === 'https' ? 'https' : 'http'}://${host.toLowerCase()}`;
+  return ownOrigins(publicUrl, port).has(origin) ? origin : publicUrl;
+}
+
 export function setupOpenApi(app: INestApplication): void {
   let doc: OpenAPIObject | undefined;
   const lazy = (): OpenAPIObject => (doc ??= servedOpenApiDocument(app, appConfig().publicUrl));
@@ -118,5 +152,11 @@ export function setupOpenApi(app: INestApplication): void {
     jsonDocumentUrl: 'api/v1/openapi.json',
     yamlDocumentUrl: 'api/v1/openapi.yaml',
     useGlobalPrefix: false,
+    patchDocumentOnRequest: (req, _res, document) => {
+      const { publicUrl, port } = appConfig();
+      const url = serverForRequest(req as Parameters<typeof serverForRequest>[0], publicUrl, port);
+      if (url === publicUrl) return document;
+      return { ...document, servers: [{ url, description: 'This installation, as this page was reached' }] };
+    },
   });
 }

@@ -25,4 +25,8 @@ if (run) {
   // reads every worker's file. One file per worker: no two processes append to the same file.
   process.env.OPENAPI_TRAFFIC_FILE = `${process.env.TEST_RUN_DIR}/traffic-w${worker}.jsonl`;
 }
+// The service and the CLI read ./.env at start (src/config/env-file.ts): the processes the tests
+// start must not pick up a developer's own .env in the checkout. Tests that check the loader set
+// ENV_FILE themselves.
+process.env.ENV_FILE ??= '';
 export {};

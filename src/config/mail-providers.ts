@@ -131,3 +131,16 @@ export function parseDnsServers(raw: string | undefined): string[] {
   }
   return list;
 }
+
+/**
+ * Why OAuth for `provider` cannot run here, naming the variables to set; null when it can. The API's
+ * 409 on `POST /inboxes/oauth/{provider}/start` and the CLI's `inbox:connect --provider` say the same.
+ */
+export function oauthNotConfigured(
+  config: Pick<MailProviderConfig, 'clientId'>,
+  provider: OAuthProviderName,
+): string | null {
+  if (config.clientId) return null;
+  const prefix = `OAUTH_${provider.toUpperCase()}`;
+  return `OAuth for ${provider} is not configured: set ${prefix}_CLIENT_ID and ${prefix}_CLIENT_SECRET`;
+}

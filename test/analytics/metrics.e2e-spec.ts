@@ -125,7 +125,11 @@ describe('GET /metrics', () => {
       const res = await (auth ? req.set('Authorization', auth) : req);
       expect(res.status).toBe(401);
       expect(res.body).toEqual({
-        error: { type: 'authentication_failed', message: 'A valid metrics token is required' },
+        error: {
+          type: 'authentication_failed',
+          message:
+            "A valid metrics token is required: send the server's METRICS_TOKEN as Authorization: Bearer <token> (or start the server with METRICS_PUBLIC=true)",
+        },
       });
       expect(res.headers['www-authenticate']).toMatch(/^Bearer/);
       expect(res.text).not.toContain('outreach_');

@@ -100,12 +100,54 @@ describe('OpenAPI document', () => {
     const doc = (await (await fetch(`${svc.url}/api/v1/openapi.json`)).json()) as {
       servers: Array<{ url: string }>;
     };
-    expect(doc.servers.map((s) => s.url)).toEqual([`http://localhost:${svc.port}`]);
+    // Fetched from 127.0.0.1, the document names 127.0.0.1 (the page's own origin: no CORS needed).
+    expect(svc.url).toBe(`http://127.0.0.1:${svc.port}`);
+    expect(doc.servers.map((s) => s.url)).toEqual([`http://127.0.0.1:${svc.port}`]);
     // Swagger UI is initialised with the served document: its requests go to the first server.
     const init = await (await fetch(`${svc.url}/docs/swagger-ui-init.js`)).text();
-    expect(init).toContain(`"url": "http://localhost:${svc.port}"`);
+    expect(init).toContain(`"url": "http://127.0.0.1:${svc.port}"`);
     expect(init).not.toContain('localhost:3000');
+    const viaLocalhost = await (await fetch(`http://localhost:${svc.port}/docs/swagger-ui-init.js`)).text();
+    expect(viaLocalhost).toContain(`"url": "http://localhost:${svc.port}"`);
+    // A Host that is not the service's own gets PUBLIC_URL (here the default), not the Host.
+    const foreign = await request(svc.url).get('/api/v1/openapi.json').set('Host', 'evil.example');
+    expect((foreign.body as { servers: Array<{ url: string }> }).servers[0].url).toBe(
+      `http://localhost:${svc.port}`,
+    );
+    // A page on one own origin may call the other: the preflight answers 204 with CORS headers.
+    const preflight = await fetch(`${svc.url}/api/v1/me`, {
+      method: 'OPTIONS',
+      headers: {
+        Origin: `http://localhost:${svc.port}`,
+        'Access-Control-Request-Method': 'GET',
+        'Access-Control-Request-Headers': 'authorization',
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe(`http://localhost:${svc.port}`);
+    expect(preflight.headers.get('access-control-allow-headers')).toMatch(/Authorization/);
+    // Another site's page gets no CORS answer: its preflight is the usual 405, without the headers.
+    const other = await fetch(`${svc.url}/api/v1/me`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'GET' },
+    });
+    expect(other.status).toBe(405);
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
   }, 120_000);
+
+  it('is licensed Apache-2.0: LICENSE, package.json and the document say so', () => {
+    expect(readFileSync('LICENSE', 'utf8')).toMatch(/Apache License\s+Version 2\.0, January 2004/);
+    expect((JSON.parse(readFileSync('package.json', 'utf8')) as { license: string }).license).toBe(
+      'Apache-2.0',
+    );
+    const doc = JSON.parse(readFileSync('openapi.json', 'utf8')) as {
+      info: { license: { name: string; url: string } };
+    };
+    expect(doc.info.license).toEqual({
+      name: 'Apache-2.0',
+      url: 'https://www.apache.org/licenses/LICENSE-2.0',
+    });
+  });
 
   it('documents import rows the way the service takes them: a row without email is accepted and reported', async () => {
     const doc = JSON.parse(readFileSync('openapi.json', 'utf8')) as {

@@ -232,16 +232,42 @@ describe('admin CLI', () => {
       failure('x'),
       failure('key:rotate', '--id', '1', '--jsn'),
     ]);
+    const [notUuidOrg, notUuidWs, listUnknownOrg, listUnknownWs, oauthUnconfigured] = await Promise.all([
+      failure('workspace:create', '--org', 'not-a-uuid', '--name', 'X'),
+      failure('inbox:connect', '--workspace', '42', '--email', 'a@example.com'),
+      failure('key:list', '--org', unknownUuid),
+      failure('key:list', '--workspace', unknownUuid),
+      // As the API's 409: an OAuth inbox without the provider's client id is refused, naming the variable.
+      cliIn(
+        { ...process.env, RUN_MIGRATIONS: 'false', OAUTH_GOOGLE_CLIENT_ID: '', TOKEN_VAR: 'refresh-token' },
+        'inbox:connect',
+        '--workspace',
+        unknownUuid,
+        '--email',
+        'g@example.com',
+        '--provider',
+        'google',
+        '--refresh-token-env',
+        'TOKEN_VAR',
+      ).then((r) => failed(r, ['inbox:connect', '--provider', 'google'])),
+    ]);
+    expect(notUuidOrg).toBe('error: --org must be an organization UUID');
+    expect(notUuidWs).toBe('error: --workspace must be a workspace UUID');
+    expect(listUnknownOrg).toBe(`error: organization ${unknownUuid} not found`);
+    expect(listUnknownWs).toBe(`error: workspace ${unknownUuid} not found`);
+    expect(oauthUnconfigured).toBe(
+      'error: OAuth for google is not configured: set OAUTH_GOOGLE_CLIENT_ID and OAUTH_GOOGLE_CLIENT_SECRET',
+    );
     expect(missingName).toMatch(/--name/);
     expect(badNumber).toMatch(/max-workspaces/);
-    expect(unknownOrg).toMatch(/not found/i);
-    expect(unknownWs).toMatch(/not found/i);
+    expect(unknownOrg).toBe(`error: organization ${unknownUuid} not found`);
+    expect(unknownWs).toBe(`error: workspace ${unknownUuid} not found`);
     expect(badTier).toMatch(/tier/);
     expect(badScope).toMatch(/scopes/);
     expect(badIp).toMatch(/300\.1\.1\.1/);
     expect(badList).toMatch(/exactly one/);
-    expect(unknownKey).toMatch(/not found/i);
-    expect(json).toMatch(/not found/i);
+    expect(unknownKey).toBe('error: key 99999999 not found');
+    expect(json).toBe('error: key 99999999 not found');
     expect(unknownCommand).toBe("error: unknown command 'x'");
     expect(unknownOption).toBe("error: unknown option '--jsn' (Did you mean --json?)");
   }, 300_000);

@@ -211,8 +211,22 @@ describe('the start-up log', () => {
   beforeAll(() => ensureBuilt());
   afterAll(() => stopAllServices());
 
-  it('shows each route with its real path', async () => {
-    const api = await startService({ role: 'api' });
+  it('at info is at most 20 lines and names the address once (everything the service and workers print up to ready)', async () => {
+    const all = await startService({ role: 'all' });
+    // Workers report after the listener: give them a moment to print what they print at start.
+    await new Promise((r) => setTimeout(r, 2000));
+    const out = all
+      .output()
+      .split('\n')
+      .filter((l) => l.trim());
+    // The lines themselves are in the comparison, so a failure shows what was printed.
+    expect({ atMost20: out.length <= 20, out }).toEqual({ atMost20: true, out });
+    expect(out.filter((l) => l.includes('listening on'))).toHaveLength(1);
+    expect(out.join('\n')).not.toContain('Mapped {');
+  }, 120_000);
+
+  it('at debug shows each route with its real path', async () => {
+    const api = await startService({ role: 'api', env: { LOG_LEVEL: 'debug' } });
     // The logger's own ready line comes after every route line.
     const log = await waitFor(
       async () => /"msg":"listening on/.test(api.output()) && api.output(),

@@ -132,7 +132,11 @@ describe('graceful shutdown (SIGTERM)', () => {
     const denied = await fetch(`${metricsUrl}/metrics`);
     expect(denied.status).toBe(401);
     expect(await denied.json()).toEqual({
-      error: { type: 'authentication_failed', message: 'A valid metrics token is required' },
+      error: {
+        type: 'authentication_failed',
+        message:
+          "A valid metrics token is required: send the server's METRICS_TOKEN as Authorization: Bearer <token> (or start the server with METRICS_PUBLIC=true)",
+      },
     });
     expect((await fetch(`${metricsUrl}/health/live`)).status).toBe(200);
     const scraped = await fetch(`${metricsUrl}/metrics`, {

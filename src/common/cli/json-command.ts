@@ -4,6 +4,7 @@
  */
 import { CommandRunner, Option } from 'nest-commander';
 import { ApiError } from '../http/api-error.js';
+import { isUuid } from '../http/id-params.js';
 import { CliError } from './cli-error.js';
 
 export interface JsonFlag {
@@ -20,12 +21,21 @@ export abstract class JsonCommand<O extends JsonFlag = JsonFlag> extends Command
     return JSON.stringify(result, null, 2);
   }
 
+  /**
+   * What the command acts on, for a not-found refusal: "key 99999", "organization <uuid>". The API's
+   * 404 body says only "Resource not found"; a person at a terminal needs the kind and the id.
+   */
+  protected subject(_options: O): string | undefined {
+    return undefined;
+  }
+
   async run(params: string[], options: O): Promise<void> {
     try {
       const result = await this.execute(params, options);
       process.stdout.write(options.json ? `${JSON.stringify(result)}\n` : `${this.text(result)}\n`);
     } catch (err) {
-      process.stderr.write(`error: ${describe(err)}\n`);
+      const subject = err instanceof ApiError && err.getStatus() === 404 ? this.subject(options) : undefined;
+      process.stderr.write(`error: ${subject ? `${subject} not found` : describe(err)}\n`);
       process.exitCode = 1;
     }
   }
@@ -55,4 +65,12 @@ export function parseIntFlag(name: string) {
 export function required<T>(value: T | undefined, flag: string): T {
   if (value === undefined || value === null || value === '') throw new CliError(`--${flag} is required`);
   return value;
+}
+
+/** A flag that names a UUID: `--org must be an organization UUID` before any lookup. */
+export function uuidFlag(name: string, kind: string) {
+  return (value: string): string => {
+    if (!isUuid(value)) throw new CliError(`--${name} must be ${kind} UUID`);
+    return value.toLowerCase();
+  };
 }

@@ -69,8 +69,19 @@ export const logger: Logger = make({
 export const accessLogger: Logger = make({ level: LEVEL, base: BASE });
 
 /** Nest's logger interface on top of pino. */
+/**
+ * Nest's own start-up chatter (one line per module, controller and route: ~130 lines) is debug, not
+ * info: at the default level the start-up log stays a handful of lines and names the address once.
+ * `LOG_LEVEL=debug` shows the route table again.
+ */
+const BOOTSTRAP_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory', 'NestApplication']);
+
 export class PinoNestLogger implements LoggerService {
   log(message: unknown, context?: string): void {
+    if (context && BOOTSTRAP_CONTEXTS.has(context)) {
+      this.debug(message, context);
+      return;
+    }
     // Nest heads each controller's routes with the global prefix joined to the controller's path,
     // also when every route of it is excluded from the prefix (`HealthController {/api/v1/health}`
     // for /health/live): the heading keeps the name only; each `Mapped {path, method}` line that
@@ -86,7 +97,9 @@ export class PinoNestLogger implements LoggerService {
     logger.warn({ context }, String(message));
   }
   debug(message: unknown, context?: string): void {
-    logger.debug({ context }, String(message));
+    const text =
+      context === 'RoutesResolver' ? String(message).replace(/ \{[^}]*\}:$/, ':') : String(message);
+    logger.debug({ context }, text);
   }
   verbose(message: unknown, context?: string): void {
     logger.trace({ context }, String(message));

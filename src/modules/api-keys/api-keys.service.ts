@@ -99,6 +99,11 @@ export class ApiKeysService {
   async list(filter: { workspaceId?: string; organizationId?: string }): Promise<ApiKey[]> {
     const id = filter.workspaceId ?? filter.organizationId ?? '';
     if (!isUuid(id)) throw ApiError.validation(filter.workspaceId ? 'workspace' : 'org', 'must be a UUID');
+    // An unknown workspace or organization is not found (not an empty list that looks like "no keys").
+    const exists = filter.workspaceId
+      ? await this.keys.workspaceExists(asWorkspaceId(id.toLowerCase()))
+      : await this.keys.organizationExists(id.toLowerCase());
+    if (!exists) throw ApiError.notFound(filter.workspaceId ? 'Workspace' : 'Organization');
     return filter.workspaceId
       ? this.keys.listForWorkspace(asWorkspaceId(filter.workspaceId))
       : this.keys.listForOrganization(id);

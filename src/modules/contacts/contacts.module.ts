@@ -27,6 +27,12 @@ import { Contact } from './entities/contact.entity.js';
     ContactImportsRepository,
     ContactUpsert,
   ],
-  exports: [ContactsRepository, ContactWritesRepository, ContactImportsRepository, ContactUpsert],
+  exports: [
+    ContactsService,
+    ContactsRepository,
+    ContactWritesRepository,
+    ContactImportsRepository,
+    ContactUpsert,
+  ],
 })
 export class ContactsModule {}

@@ -38,6 +38,7 @@ import { EnrollmentScheduleModule } from './reevaluate-deferred.js';
     EnrollmentStepsRepository,
   ],
   exports: [
+    EnrollmentsService,
     EnrollmentsRepository,
     EnrollmentTransitionsRepository,
     EnrollmentEffects,

@@ -7,9 +7,15 @@ import { MetricsService } from './metrics.service.js';
 
 /** The 401 of /metrics: the error envelope, and the scheme to use. */
 export const metricsUnauthorized = (): ApiError =>
-  new ApiError(401, 'authentication_failed', 'A valid metrics token is required', undefined, {
-    'WWW-Authenticate': 'Bearer realm="metrics"',
-  });
+  new ApiError(
+    401,
+    'authentication_failed',
+    "A valid metrics token is required: send the server's METRICS_TOKEN as Authorization: Bearer <token> (or start the server with METRICS_PUBLIC=true)",
+    undefined,
+    {
+      'WWW-Authenticate': 'Bearer realm="metrics"',
+    },
+  );
 
 /**
  * GET /metrics (Prometheus text), outside /api/v1 and the API document like the health routes. Not an

@@ -4,6 +4,7 @@ import {
   JsonCommand,
   parseIntFlag,
   required,
+  uuidFlag,
   type JsonFlag,
 } from '../../../common/cli/json-command.js';
 import { PROVISIONING_SCOPES, WORKSPACE_SCOPES } from '../../../common/auth/scopes.js';
@@ -46,11 +47,14 @@ export class KeyCreateCommand extends JsonCommand<CreateFlags> {
   }
   @Option({ flags: '--workspace <uuid>', description: 'workspace of a workspace key' })
   parseWorkspace(v: string): string {
-    return v;
+    return uuidFlag('workspace', 'a workspace')(v);
   }
   @Option({ flags: '--org <id>', description: 'organization of a provisioning key' })
   parseOrg(v: string): string {
-    return v;
+    return uuidFlag('org', 'an organization')(v);
+  }
+  protected override subject(o: CreateFlags): string | undefined {
+    return o.workspace ? `workspace ${o.workspace}` : o.org ? `organization ${o.org}` : undefined;
   }
   @Option({
     flags: '--scopes <list>',
@@ -114,11 +118,14 @@ export class KeyListCommand extends JsonCommand<JsonFlag & { workspace?: string;
   }
   @Option({ flags: '--workspace <uuid>', description: 'workspace UUID' })
   parseWorkspace(v: string): string {
-    return v;
+    return uuidFlag('workspace', 'a workspace')(v);
   }
   @Option({ flags: '--org <id>', description: 'organization UUID' })
   parseOrg(v: string): string {
-    return v;
+    return uuidFlag('org', 'an organization')(v);
+  }
+  protected override subject(o: JsonFlag & { workspace?: string; org?: string }): string | undefined {
+    return o.workspace ? `workspace ${o.workspace}` : `organization ${o.org}`;
   }
   protected async execute(
     _: string[],
@@ -139,6 +146,9 @@ export class KeyRotateCommand extends JsonCommand<JsonFlag & { id?: number }> {
   parseId(v: string): number {
     return parseIntFlag('id')(v);
   }
+  protected override subject(o: JsonFlag & { id?: number }): string {
+    return `key ${o.id}`;
+  }
   protected async execute(_: string[], o: JsonFlag & { id?: number }): Promise<Record<string, unknown>> {
     const { key, token } = await this.keys.rotate(required(o.id, 'id'));
     return { id: key.id, token, prefix: key.prefix };
@@ -153,6 +163,9 @@ export class KeyRevokeCommand extends JsonCommand<JsonFlag & { id?: number }> {
   @Option({ flags: '--id <id>', description: 'key id', required: true })
   parseId(v: string): number {
     return parseIntFlag('id')(v);
+  }
+  protected override subject(o: JsonFlag & { id?: number }): string {
+    return `key ${o.id}`;
   }
   protected async execute(_: string[], o: JsonFlag & { id?: number }): Promise<Record<string, unknown>> {
     const key = await this.keys.revoke(required(o.id, 'id'));

@@ -6,9 +6,15 @@ import {
   JsonCommand,
   parseIntFlag,
   required,
+  uuidFlag,
   type JsonFlag,
 } from '../../../common/cli/json-command.js';
-import { OAUTH_PROVIDERS, type OAuthProviderName } from '../../../config/mail-providers.js';
+import {
+  OAUTH_PROVIDERS,
+  oauthNotConfigured,
+  type OAuthProviderName,
+} from '../../../config/mail-providers.js';
+import { appConfig } from '../../../config/app-config.js';
 import { connectInbox, connectOAuthInbox } from '../inboxes.service.js';
 import type { MailServerSettings } from '../inbox-credentials.js';
 import { asWorkspaceId } from '../../../common/tenant/workspace-id.js';
@@ -66,7 +72,11 @@ export class InboxConnectCommand extends JsonCommand<InboxConnectFlags> {
 
   @Option({ flags: '--workspace <uuid>', description: 'workspace UUID', required: true })
   parseWorkspace(v: string): string {
-    return v;
+    return uuidFlag('workspace', 'a workspace')(v);
+  }
+
+  protected override subject(o: InboxConnectFlags): string {
+    return `workspace ${o.workspace}`;
   }
   @Option({ flags: '--email <address>', description: 'the sending address', required: true })
   parseEmail(v: string): string {
@@ -202,6 +212,9 @@ export class InboxConnectCommand extends JsonCommand<InboxConnectFlags> {
         `--provider ${provider} uses the provider's servers: leave out the --smtp-* and --imap-* flags`,
       );
     }
+    // As the API refuses to start a flow: an inbox whose tokens can never be refreshed is not connected.
+    const notConfigured = oauthNotConfigured(appConfig().mailProviders[provider], provider);
+    if (notConfigured) throw new CliError(notConfigured);
     const refreshToken = passwordFrom('refresh-token-env', required(o.refreshTokenEnv, 'refresh-token-env'));
     const { inbox, inboundSecret } = await connectOAuthInbox(this.db, {
       workspaceId: asWorkspaceId(required(o.workspace, 'workspace')),

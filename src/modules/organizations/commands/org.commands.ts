@@ -1,5 +1,11 @@
 import { Command, Option } from 'nest-commander';
-import { JsonCommand, parseIntFlag, required, type JsonFlag } from '../../../common/cli/json-command.js';
+import {
+  JsonCommand,
+  parseIntFlag,
+  required,
+  uuidFlag,
+  type JsonFlag,
+} from '../../../common/cli/json-command.js';
 import { OrganizationsService, planOf, type PlanInput } from '../organizations.service.js';
 
 interface PlanFlags extends JsonFlag {
@@ -60,7 +66,11 @@ export class PlanSetCommand extends PlanCommand<PlanFlags & { org?: string }> {
 
   @Option({ flags: '--org <id>', description: 'organization UUID', required: true })
   parseOrg(v: string): string {
-    return v;
+    return uuidFlag('org', 'an organization')(v);
+  }
+
+  protected override subject(o: PlanFlags & { org?: string }): string {
+    return `organization ${o.org}`;
   }
 
   protected async execute(_: string[], o: PlanFlags & { org?: string }): Promise<Record<string, unknown>> {

@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { ApiKeysModule } from '../../api-keys/api-keys.module.js';
 import { CampaignsModule } from '../../campaigns/campaigns.module.js';
+import { ContactsModule } from '../../contacts/contacts.module.js';
+import { EnrollmentsModule } from '../../enrollments/enrollments.module.js';
 import { EnrollmentScheduleModule } from '../../enrollments/reevaluate-deferred.js';
 import { InboxesModule } from '../../inboxes/inboxes.module.js';
 import { OrganizationsModule } from '../../organizations/organizations.module.js';
@@ -19,6 +21,8 @@ import { MailSinkCommand } from './mail-sink.command.js';
     SequencesModule,
     CampaignsModule,
     EnrollmentScheduleModule,
+    ContactsModule,
+    EnrollmentsModule,
   ],
   providers: [DemoCommand, MailSinkCommand],
 })

@@ -1,5 +1,5 @@
 import { Command, Option } from 'nest-commander';
-import { JsonCommand, required, type JsonFlag } from '../../../common/cli/json-command.js';
+import { JsonCommand, required, uuidFlag, type JsonFlag } from '../../../common/cli/json-command.js';
 import { WorkspacesService } from '../workspaces.service.js';
 
 interface Flags extends JsonFlag {
@@ -18,7 +18,11 @@ export class WorkspaceCreateCommand extends JsonCommand<Flags> {
 
   @Option({ flags: '--org <id>', description: 'organization UUID', required: true })
   parseOrg(v: string): string {
-    return v;
+    return uuidFlag('org', 'an organization')(v);
+  }
+
+  protected override subject(o: Flags): string {
+    return `organization ${o.org}`;
   }
 
   @Option({ flags: '--name <name>', description: 'workspace name', required: true })
