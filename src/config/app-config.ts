@@ -2,6 +2,12 @@
  * Typed configuration, read and validated once at start-up.
  * Everything else asks `appConfig()`; nothing reads process.env directly.
  */
+import {
+  AI_DAILY_LIMIT_MAX_CEILING,
+  AI_DAILY_LIMIT_MAX_DEFAULT,
+  parseAiModels,
+  type AiModelAllowList,
+} from './ai-models.js';
 import { createHash } from 'node:crypto';
 import {
   loadMailProviders,
@@ -104,6 +110,10 @@ export interface AppConfig {
     baseUrls: Partial<Record<AiProvider, string>>;
     /** AI_TIMEOUT_MS (default and at most 10,000, the contract's bound): only tests lower it. */
     timeoutMs: number;
+    /** AI_DAILY_LIMIT_MAX: the highest `ai_daily_limit` a workspace may set (default 10,000). */
+    dailyLimitMax: number;
+    /** AI_MODELS: the models allowed per provider (config/ai-models.ts); unset: any of the allowed shape. */
+    models: { allowed: AiModelAllowList; restricted: boolean };
   };
 }
 
@@ -125,7 +135,19 @@ function aiSettings(env: NodeJS.ProcessEnv): AppConfig['ai'] {
     const baseUrl = env[`${prefix}_BASE_URL`];
     if (baseUrl) baseUrls[provider] = baseUrl;
   }
-  return { apiKeys, baseUrls, timeoutMs: intVar(env, 'AI_TIMEOUT_MS', 10_000, 100, 10_000) };
+  return {
+    apiKeys,
+    baseUrls,
+    timeoutMs: intVar(env, 'AI_TIMEOUT_MS', 10_000, 100, 10_000),
+    dailyLimitMax: intVar(
+      env,
+      'AI_DAILY_LIMIT_MAX',
+      AI_DAILY_LIMIT_MAX_DEFAULT,
+      0,
+      AI_DAILY_LIMIT_MAX_CEILING,
+    ),
+    models: withConfigErrors(() => parseAiModels(env.AI_MODELS)),
+  };
 }
 
 export class ConfigError extends Error {}

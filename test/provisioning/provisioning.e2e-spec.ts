@@ -166,6 +166,8 @@ describe('provisioning', () => {
       [{ ai_model: 5 }, 'config.ai_model'],
       [{ ai_daily_limit: -1 }, 'config.ai_daily_limit'],
       [{ ai_daily_limit: 1000001 }, 'config.ai_daily_limit'],
+      [{ ai_daily_limit: 10001 }, 'config.ai_daily_limit'], // above AI_DAILY_LIMIT_MAX's default
+      [{ ai_model: 'gpt/../admin' }, 'config.ai_model'],
       [{ ai_daily_limit: 2.5 }, 'config.ai_daily_limit'],
       [{ ai_daily_limit: '1000' }, 'config.ai_daily_limit'],
       [{ ai_daily_limit: null }, 'config.ai_daily_limit'],
@@ -206,7 +208,7 @@ describe('provisioning', () => {
         unsubscribe_footer_enabled: false,
         ai_provider: 'mistral',
         ai_model: 'm'.repeat(100),
-        ai_daily_limit: 1000000,
+        ai_daily_limit: 10000, // AI_DAILY_LIMIT_MAX's default
         bounce_rate_pause_percent: 2.5,
       },
     });
@@ -217,7 +219,7 @@ describe('provisioning', () => {
       unsubscribe_footer_enabled: false,
       ai_provider: 'mistral',
       ai_model: 'm'.repeat(100),
-      ai_daily_limit: 1000000,
+      ai_daily_limit: 10000,
       bounce_rate_pause_percent: 2.5,
     });
     const none = await api(app, t.provisioningToken)

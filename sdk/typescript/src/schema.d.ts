@@ -1963,10 +1963,11 @@ export interface components {
         };
         WorkspaceConfigDto: {
             /**
-             * @description Calls to the workspace's AI provider per UTC day to categorise replies; once reached, the built-in rules decide the day's remaining replies. 0 never calls
+             * @description Calls to the workspace's AI provider per UTC day to categorise replies; once reached, the built-in rules decide the day's remaining replies. 0 never calls. The operator's `AI_DAILY_LIMIT_MAX` (default 10,000) is the highest value accepted: above it, 422
              * @default 1000
              */
             ai_daily_limit?: number;
+            /** @description The model of `ai_provider` (e.g. `gpt-4o-mini`). The operator may restrict the models per provider (`AI_MODELS`): another model answers 422 */
             ai_model?: string | null;
             /**
              * @default none

@@ -9,6 +9,7 @@ import {
   type FakeProviderName,
 } from '../../../test/helpers/fake-ai-providers.js';
 import { AI_PROVIDER_NAMES } from './ai/ai-adapter.js';
+import { AI_MAX_OUTPUT_TOKENS } from './ai/prompt.js';
 import { AI_ADAPTERS, aiCredentialsFromEnv, categorize, type CategorizeSettings } from './categorize.js';
 import { REPLY_CATEGORIES } from '../threads/reply-category.js';
 
@@ -76,6 +77,19 @@ function keyHeader(provider: FakeProviderName, headers: Record<string, unknown>)
 /** A recorded JSON body, walked loosely (a missing step is undefined). */
 type Json = { [key: string]: Json } & Json[];
 
+/** Where each request body caps the answer's length in tokens. */
+function outputTokenCap(provider: FakeProviderName, body: Json): unknown {
+  switch (provider) {
+    case 'openai':
+      return body.max_completion_tokens;
+    case 'mistral':
+    case 'anthropic':
+      return body.max_tokens;
+    case 'google':
+      return body.generationConfig?.maxOutputTokens;
+  }
+}
+
 /** Where each request body declares the closed set of answers. */
 function declaredEnum(provider: FakeProviderName, body: Json): unknown {
   switch (provider) {
@@ -110,6 +124,8 @@ describe.each(AI_PROVIDER_NAMES)('categorize with ai_provider %s', (provider) =>
       expect(body.tool_choice).toEqual({ type: 'tool', name: 'reply_category' });
     }
     expect(declaredEnum(provider, body)).toEqual([...REPLY_CATEGORIES]);
+    // The operator's key pays for every token: the answer is capped (a category is a few tokens).
+    expect(outputTokenCap(provider, body)).toBe(AI_MAX_OUTPUT_TOKENS);
     expect(req!.raw).toContain("not right now. We're mid-migration");
     expect(req!.raw).not.toContain('QUOTED-HISTORY-7731');
     expect(req!.raw).not.toContain('would you be interested');
@@ -200,6 +216,50 @@ describe.each(AI_PROVIDER_NAMES)('categorize with ai_provider %s', (provider) =>
       fallback: 'error',
     });
     expect(fakes[provider].requests).toHaveLength(0);
+  });
+});
+
+describe('a model name never rewrites the request', () => {
+  const HOSTILE = [
+    '%2e%2e/%2e%2e/%2e%2e/internal/admin/delete-everything#',
+    '../../../internal/admin/delete-everything',
+    'gemini-2.5-flash/../../x?key=1',
+    'gemini 2.5',
+    `g${'x'.repeat(100)}`,
+  ];
+
+  it.each(AI_PROVIDER_NAMES)(
+    '%s: categorize calls nothing for a model outside the allowed shape',
+    async (provider) => {
+      for (const model of HOSTILE) {
+        await expect(categorize(BODY, settings(provider, { model }))).resolves.toEqual({
+          category: 'not_now',
+          source: 'rules',
+          fallback: 'invalid_model',
+        });
+      }
+      expect(fakes[provider].requests).toHaveLength(0);
+    },
+  );
+
+  it('the Google adapter itself refuses such a model, and sends an allowed one as one encoded path segment', async () => {
+    const signal = new AbortController().signal;
+    const ask = (model: string) =>
+      AI_ADAPTERS.google({
+        text: 'Not now, thanks.',
+        model,
+        apiKey: KEY,
+        baseUrl: fakes.google.baseUrl,
+        signal,
+        timeoutMs: 5_000,
+      });
+    for (const model of HOSTILE) await expect(ask(model)).rejects.toThrow(/model/);
+    expect(fakes.google.requests).toHaveLength(0);
+    fakes.google.behave({ answer: '{"category":"not_now"}' });
+    await expect(ask('tunedModels:gemini-2.5.flash_x')).resolves.toBe('not_now');
+    expect(fakes.google.requests.map((r) => r.path)).toEqual([
+      '/v1beta/models/tunedModels%3Agemini-2.5.flash_x:generateContent',
+    ]);
   });
 });
 

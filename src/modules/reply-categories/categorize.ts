@@ -3,6 +3,7 @@
  * well, from the built-in rules otherwise (CONTRACT §20). Never throws for a provider's failure and
  * never logs the reply, the prompt or the answer.
  */
+import { isAiModelName } from '../../config/ai-models.js';
 import type { WorkspaceConfig } from '../workspaces/workspace-config.js';
 import { AI_PROVIDER_NAMES, type AiAdapter, type AiProviderName } from './ai/ai-adapter.js';
 import { askAnthropic, loadAnthropicSdk } from './ai/anthropic.adapter.js';
@@ -36,7 +37,14 @@ export interface CategorizeSettings {
 
 /** Why the rules decided although a provider was set; for metrics, never with any text. */
 export type AiFallbackReason =
-  'no_model' | 'no_key' | 'empty_reply' | 'daily_limit' | 'timeout' | 'error' | 'invalid_answer';
+  | 'no_model'
+  | 'invalid_model'
+  | 'no_key'
+  | 'empty_reply'
+  | 'daily_limit'
+  | 'timeout'
+  | 'error'
+  | 'invalid_answer';
 
 export interface CategorizeResult {
   category: ReplyCategory;
@@ -134,6 +142,8 @@ export async function categorize(body: string, settings: CategorizeSettings): Pr
   if (provider === 'none') return byRules();
   const model = settings.model?.trim();
   if (!model) return byRules('no_model');
+  // Checked where it is used too: a model stored before the shape was enforced never reaches a request.
+  if (!isAiModelName(model)) return byRules('invalid_model');
   const apiKey = settings.apiKeys[provider];
   if (!apiKey) return byRules('no_key');
   if (text === '') return byRules('empty_reply');

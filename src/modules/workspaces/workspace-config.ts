@@ -1,3 +1,5 @@
+import { isAiModelAllowed, type AiModelAllowList } from '../../config/ai-models.js';
+
 /**
  * Workspace config keys: the single source the sending engine reads and OpenAPI documents.
  */
@@ -44,4 +46,36 @@ export function effectiveConfig(stored: Partial<WorkspaceConfig> | null | undefi
       key in DEFAULT_WORKSPACE_CONFIG && value !== undefined && (value !== null || NULLABLE_KEYS.has(key)),
   );
   return { ...DEFAULT_WORKSPACE_CONFIG, ...Object.fromEntries(defined) } as WorkspaceConfig;
+}
+
+/**
+ * The operator's caps on what a workspace may set (CONTRACT §26): `ai_daily_limit` at most
+ * `AI_DAILY_LIMIT_MAX`, and with `AI_MODELS` set, only a listed provider and model. Checked on the
+ * config as it would be stored (the patch merged), only for the keys the request sets; the field and
+ * message of the first breach, or null.
+ */
+export function aiCapBreach(
+  merged: WorkspaceConfig,
+  patch: Partial<WorkspaceConfig>,
+  caps: { dailyLimitMax: number; models: { allowed: AiModelAllowList; restricted: boolean } },
+): { field: string; message: string } | null {
+  if (patch.ai_daily_limit !== undefined && merged.ai_daily_limit > caps.dailyLimitMax) {
+    return {
+      field: 'config.ai_daily_limit',
+      message: `ai_daily_limit must be at most ${caps.dailyLimitMax} (the operator's AI_DAILY_LIMIT_MAX)`,
+    };
+  }
+  const touched = patch.ai_provider !== undefined || patch.ai_model !== undefined;
+  if (!touched || merged.ai_provider === 'none' || !caps.models.restricted) return null;
+  const provider = merged.ai_provider;
+  if (caps.models.allowed[provider] === undefined) {
+    return { field: 'config.ai_provider', message: `ai_provider ${provider} is not allowed by the operator` };
+  }
+  if (merged.ai_model !== null && !isAiModelAllowed(caps.models, provider, merged.ai_model)) {
+    return {
+      field: 'config.ai_model',
+      message: `ai_model ${merged.ai_model} is not allowed for ${provider} by the operator`,
+    };
+  }
+  return null;
 }

@@ -9,7 +9,15 @@ import { ApiError } from '../../common/http/api-error.js';
 import { isUuid } from '../../common/http/id-params.js';
 import type { Workspace } from './entities/workspace.entity.js';
 import { WorkspacesRepository } from './workspaces.repository.js';
-import { effectiveConfig, type WorkspaceConfig } from './workspace-config.js';
+import { aiCapBreach, effectiveConfig, type WorkspaceConfig } from './workspace-config.js';
+import { appConfig } from '../../config/app-config.js';
+
+/** The merged config, or 422 naming the key that breaks the operator's AI caps. */
+function withinAiCaps(merged: WorkspaceConfig, patch: Partial<WorkspaceConfig>): WorkspaceConfig {
+  const breach = aiCapBreach(merged, patch, appConfig().ai);
+  if (breach) throw ApiError.validation(breach.field, breach.message);
+  return merged;
+}
 import { asWorkspaceId } from '../../common/tenant/workspace-id.js';
 
 @Injectable()
@@ -29,6 +37,7 @@ export class WorkspacesService {
     const trimmed = name?.trim() ?? '';
     if (!trimmed || trimmed.length > 200)
       throw ApiError.validation('name', 'name must be 1 to 200 characters');
+    const initial = withinAiCaps(effectiveConfig(config), config);
     return this.db.transaction(async (manager) => {
       const org = isUuid(organizationId)
         ? await this.workspaces.lockOrganization(organizationId, manager)
@@ -44,7 +53,7 @@ export class WorkspacesService {
       }
       const workspace = await this.workspaces.insert(
         organizationId,
-        { name: trimmed, config: effectiveConfig(config) },
+        { name: trimmed, config: initial },
         manager,
       );
       const extra = then ? await then(manager, workspace) : undefined;
@@ -83,7 +92,7 @@ export class WorkspacesService {
         : null;
       if (!ws) throw ApiError.notFound();
       const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
-      ws.config = effectiveConfig({ ...ws.config, ...defined });
+      ws.config = withinAiCaps(effectiveConfig({ ...ws.config, ...defined }), defined);
       return this.workspaces.save(organizationId, ws, manager);
     });
   }

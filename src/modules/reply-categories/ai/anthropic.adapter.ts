@@ -11,6 +11,7 @@
 import type AnthropicClient from '@anthropic-ai/sdk';
 import type { AiAdapter } from './ai-adapter.js';
 import {
+  AI_MAX_OUTPUT_TOKENS,
   ANSWER_NAME,
   categoryJsonSchema,
   SYSTEM_PROMPT,
@@ -36,7 +37,7 @@ export const askAnthropic: AiAdapter = async ({ text, model, apiKey, baseUrl, si
   const message = await client.messages.create(
     {
       model,
-      max_tokens: 100,
+      max_tokens: AI_MAX_OUTPUT_TOKENS,
       system: SYSTEM_PROMPT,
       messages: [{ role: 'user', content: userMessage(text) }],
       tools: [

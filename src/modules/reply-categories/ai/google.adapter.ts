@@ -6,7 +6,8 @@
 import type { GoogleGenAI as GoogleClient } from '@google/genai';
 import { REPLY_CATEGORIES } from '../../threads/reply-category.js';
 import type { AiAdapter } from './ai-adapter.js';
-import { SYSTEM_PROMPT, parseCategoryAnswer, userMessage } from './prompt.js';
+import { isAiModelName } from '../../../config/ai-models.js';
+import { AI_MAX_OUTPUT_TOKENS, SYSTEM_PROMPT, parseCategoryAnswer, userMessage } from './prompt.js';
 
 export const GOOGLE_DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.com';
 
@@ -14,6 +15,11 @@ export const GOOGLE_DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.co
 export const loadGoogleSdk = () => import('@google/genai');
 
 export const askGoogle: AiAdapter = async ({ text, model, apiKey, baseUrl, signal, timeoutMs }) => {
+  // The model is a segment of the request path (`models/{model}:generateContent`), which the SDK does
+  // not encode: a name like `%2e%2e/%2e%2e/admin#` would reach another path of the provider's host with
+  // the operator's key. Only the allowed shape passes, and it travels as one encoded segment.
+  if (!isAiModelName(model)) throw new Error('the model name is not of the allowed shape');
+  const segment = encodeURIComponent(model);
   const { GoogleGenAI, Type } = await loadGoogleSdk();
   const client: GoogleClient = new GoogleGenAI({
     vertexai: false,
@@ -29,11 +35,12 @@ export const askGoogle: AiAdapter = async ({ text, model, apiKey, baseUrl, signa
     },
   });
   const response = await client.models.generateContent({
-    model,
+    model: segment,
     contents: [{ role: 'user', parts: [{ text: userMessage(text) }] }],
     config: {
       systemInstruction: SYSTEM_PROMPT,
       temperature: 0,
+      maxOutputTokens: AI_MAX_OUTPUT_TOKENS,
       responseMimeType: 'application/json',
       responseSchema: {
         type: Type.OBJECT,

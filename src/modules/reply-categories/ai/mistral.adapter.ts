@@ -5,6 +5,7 @@
 import type { Mistral as MistralClient } from '@mistralai/mistralai';
 import type { AiAdapter } from './ai-adapter.js';
 import {
+  AI_MAX_OUTPUT_TOKENS,
   ANSWER_NAME,
   SYSTEM_PROMPT,
   categoryJsonSchema,
@@ -29,6 +30,7 @@ export const askMistral: AiAdapter = async ({ text, model, apiKey, baseUrl, sign
     {
       model,
       temperature: 0,
+      maxTokens: AI_MAX_OUTPUT_TOKENS,
       messages: [
         { role: 'system', content: SYSTEM_PROMPT },
         { role: 'user', content: userMessage(text) },

@@ -6,6 +6,7 @@
 import type OpenAIClient from 'openai';
 import type { AiAdapter } from './ai-adapter.js';
 import {
+  AI_MAX_OUTPUT_TOKENS,
   ANSWER_NAME,
   categoryJsonSchema,
   SYSTEM_PROMPT,
@@ -30,6 +31,7 @@ export const askOpenAi: AiAdapter = async ({ text, model, apiKey, baseUrl, signa
   const completion = await client.chat.completions.create(
     {
       model,
+      max_completion_tokens: AI_MAX_OUTPUT_TOKENS,
       messages: [
         { role: 'system', content: SYSTEM_PROMPT },
         { role: 'user', content: userMessage(text) },

@@ -7,6 +7,12 @@
 import { randomBytes } from 'node:crypto';
 import { REPLY_CATEGORIES, isReplyCategory, type ReplyCategory } from '../../threads/reply-category.js';
 
+/**
+ * The most tokens a provider may answer with (CONTRACT §26: every call caps its output, on the
+ * operator's key). A category is a few tokens; the room is for models that reason before answering.
+ */
+export const AI_MAX_OUTPUT_TOKENS = 1024;
+
 export const SYSTEM_PROMPT = [
   'You label replies to business outreach emails. Exactly one label:',
   '- interested: wants to talk, asks for details, pricing, a demo or a meeting, or agrees.',

@@ -7,11 +7,13 @@ import {
   IsOptional,
   IsString,
   Length,
+  Matches,
   Max,
   Min,
   ValidateIf,
 } from 'class-validator';
 import { IsStorableText } from '../../../common/http/validation.js';
+import { AI_MODEL_PATTERN } from '../../../config/ai-models.js';
 import { AI_PROVIDERS } from '../workspace-config.js';
 
 /** Optional, but not nullable: `null` is validated (and refused) like any other wrong type. */
@@ -48,12 +50,23 @@ export class WorkspaceConfigDto {
   @IsIn(AI_PROVIDERS)
   ai_provider?: (typeof AI_PROVIDERS)[number];
 
-  @ApiPropertyOptional({ type: String, nullable: true, minLength: 1, maxLength: 100 })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    minLength: 1,
+    maxLength: 100,
+    pattern: AI_MODEL_PATTERN.source,
+    description:
+      'The model of `ai_provider` (e.g. `gpt-4o-mini`). The operator may restrict the models per provider (`AI_MODELS`): another model answers 422',
+  })
   @IsOptional()
   @ValidateIf((_, v) => v !== null)
   @IsString()
   @Length(1, 100)
   @IsStorableText()
+  @Matches(AI_MODEL_PATTERN, {
+    message: 'ai_model must be letters, digits, ".", "_", ":" or "-", starting with a letter or digit',
+  })
   ai_model?: string | null;
 
   @ApiPropertyOptional({
@@ -61,7 +74,7 @@ export class WorkspaceConfigDto {
     maximum: 1000000,
     default: 1000,
     description:
-      "Calls to the workspace's AI provider per UTC day to categorise replies; once reached, the built-in rules decide the day's remaining replies. 0 never calls",
+      "Calls to the workspace's AI provider per UTC day to categorise replies; once reached, the built-in rules decide the day's remaining replies. 0 never calls. The operator's `AI_DAILY_LIMIT_MAX` (default 10,000) is the highest value accepted: above it, 422",
   })
   @IfPresent()
   @IsInt()
