@@ -10,6 +10,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   writeFileSync,
@@ -192,6 +193,11 @@ export interface Dovecot {
   append: (raw: string | Buffer) => Promise<void>;
   /** Appends a raw message to `user`'s INBOX. */
   appendTo: (user: string, raw: string | Buffer) => Promise<void>;
+  /**
+   * Stops the server (every connection ends), keeps it down `downMs`, starts it again on the same
+   * port and mail, and resolves once a login works: when it went down and when it was back.
+   */
+  restart: (downMs: number) => Promise<{ downAt: number; upAt: number }>;
   stop: () => Promise<void>;
 }
 
@@ -284,36 +290,83 @@ service stats {
 `,
   );
   mkdirSync(join(dir, 'state'), { recursive: true });
-  const proc: ChildProcess = spawn('/usr/sbin/dovecot', ['-F', '-c', conf], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  proc.stdout?.on('data', (d: Buffer) => (output += d.toString()));
-  proc.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-  const deadline = Date.now() + 15000;
-  for (;;) {
-    if (proc.exitCode !== null) {
-      const log = existsSync(join(dir, 'dovecot.log')) ? readFileSync(join(dir, 'dovecot.log'), 'utf8') : '';
-      throw new Error(`dovecot exited: ${output}\n${log}`);
-    }
-    const ok = await new Promise<boolean>((resolve) => {
-      const c = new ImapFlow({
-        host: '127.0.0.1',
-        port,
-        secure: false,
-        auth: { user, pass: password },
-        logger: false,
+  let proc!: ChildProcess;
+  /** Starts the Dovecot master on this config and waits until a login works. */
+  const launch = async (): Promise<void> => {
+    proc = spawn('/usr/sbin/dovecot', ['-F', '-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    proc.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+    proc.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+    const deadline = Date.now() + 15000;
+    for (;;) {
+      if (proc.exitCode !== null) {
+        const log = existsSync(join(dir, 'dovecot.log'))
+          ? readFileSync(join(dir, 'dovecot.log'), 'utf8')
+          : '';
+        throw new Error(`dovecot exited: ${output}\n${log}`);
+      }
+      const ok = await new Promise<boolean>((resolve) => {
+        const c = new ImapFlow({
+          host: '127.0.0.1',
+          port,
+          secure: false,
+          auth: { user, pass: password },
+          logger: false,
+        });
+        c.on('error', () => undefined);
+        c.connect()
+          .then(() => c.logout())
+          .then(() => resolve(true))
+          .catch(() => resolve(false));
       });
-      c.on('error', () => undefined);
-      c.connect()
-        .then(() => c.logout())
-        .then(() => resolve(true))
-        .catch(() => resolve(false));
-    });
-    if (ok) break;
-    if (Date.now() > deadline) throw new Error(`dovecot did not come up: ${output}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+      if (ok) break;
+      if (Date.now() > deadline) throw new Error(`dovecot did not come up: ${output}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  /** The master's child processes (imap, auth, log, ...), from /proc. */
+  const childrenOf = (pid: number): number[] =>
+    readdirSync('/proc')
+      .filter((p) => /^\d+$/.test(p))
+      .filter((p) => {
+        try {
+          // `pid (comm) state ppid ...`: comm may hold spaces, so read past its closing parenthesis.
+          const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+          return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
+        } catch {
+          return false;
+        }
+      })
+      .map(Number);
+  const signal = (pid: number, sig: NodeJS.Signals | 0): boolean => {
+    try {
+      process.kill(pid, sig);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  /**
+   * Stops the server as a restart does: the master (SIGTERM; SIGKILL after 3 s) and every process it
+   * started. The master alone leaves its logged-in imap processes running, their clients connected.
+   */
+  const halt = async (): Promise<void> => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return;
+    const children = childrenOf(proc.pid!);
+    const exited = new Promise((r) => proc.once('exit', r));
+    proc.kill('SIGTERM');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
+    if (proc.exitCode === null && proc.signalCode === null) {
+      proc.kill('SIGKILL');
+      await exited;
+    }
+    const left = children.filter((pid) => signal(pid, 'SIGTERM'));
+    const deadline = Date.now() + 2000;
+    while (left.some((pid) => signal(pid, 0)) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
+    for (const pid of left) signal(pid, 'SIGKILL');
+  };
+  await launch();
   const appendTo = async (to: string, raw: string | Buffer): Promise<void> => {
     const c = new ImapFlow({
       host: '127.0.0.1',
@@ -337,13 +390,15 @@ service stats {
     users,
     appendTo,
     append: (raw) => appendTo(user, raw),
+    restart: async (downMs: number) => {
+      await halt();
+      const downAt = Date.now();
+      await new Promise((r) => setTimeout(r, downMs));
+      await launch();
+      return { downAt, upAt: Date.now() };
+    },
     stop: async () => {
-      if (proc.exitCode === null) {
-        const exited = new Promise((r) => proc.once('exit', r));
-        proc.kill('SIGTERM');
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
-        if (proc.exitCode === null) proc.kill('SIGKILL');
-      }
+      await halt();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -90,6 +90,15 @@ export class ImapConnections implements OnModuleDestroy, OnApplicationShutdown {
                 'imap: last_error not saved',
               ),
             ),
+        clearError: (inboxId) =>
+          this.inboxes
+            .clearImapErrorAcrossWorkspaces(inboxId)
+            .catch((err: unknown) =>
+              logger.warn(
+                { inboxId, err: err instanceof Error ? err.message : String(err) },
+                'imap: last_error not cleared',
+              ),
+            ),
         changed: () => this.publish(),
       };
       this.draining.onBegin(() => void this.stopAll());

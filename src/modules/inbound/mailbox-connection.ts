@@ -13,7 +13,8 @@
  * connection and is tried again after IMAP_POLL_SECONDS. Opening a connection, and each step of a read
  * (before the first mail, between two mails), may take IMAP_POLL_DEADLINE_SECONDS before the
  * connection is closed. Three failures in a row show on the
- * inbox (`last_error`).
+ * inbox (`last_error`); the next successful login clears it. Only `stop()` ends a back-off early: a
+ * close (of the lost connection, of a failed attempt) wakes only the open session's waits.
  */
 import { ImapFlow } from 'imapflow';
 import { logger } from '../../common/logging/logger.js';
@@ -43,6 +44,8 @@ export interface ConnectionDeps {
   holds: (inboxId: string) => boolean;
   /** Shows a problem on the inbox. */
   noteError: (inboxId: string, message: string) => Promise<void>;
+  /** Clears the problem `noteError` showed (the connection signed in again). */
+  clearError: (inboxId: string) => Promise<void>;
   /** The connection's state changed (metrics). */
   changed: () => void;
 }
@@ -84,7 +87,11 @@ export class MailboxConnection {
     await this.done;
   }
 
-  /** Ends the current wait (new mail, closing, stop). */
+  /**
+   * Ends the current wait: `stop()`, or new mail or a close on the open session's connection. A wake
+   * that finds no wait is kept for the next one of the session; the back-off and the login budget's
+   * waits drop it, so only `stop()` ends those early.
+   */
   private wake(): void {
     const w = this.wakeUp;
     this.wakeUp = null;
@@ -93,6 +100,7 @@ export class MailboxConnection {
   }
 
   private sleep(ms: number): Promise<void> {
+    if (this.stopping) return Promise.resolve();
     if (this.pendingWake) {
       this.pendingWake = false;
       return Promise.resolve();
@@ -126,7 +134,7 @@ export class MailboxConnection {
             'imap: login budget of the hour spent; waiting',
           );
         }
-        await this.sleep(wait + Math.floor(Math.random() * 5000));
+        await this.holdOff(wait + Math.floor(Math.random() * 5000));
         continue;
       }
       try {
@@ -145,8 +153,18 @@ export class MailboxConnection {
       }
       if (!this.active()) break;
       const backoff = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** Math.max(0, this.failures - 1));
-      await this.sleep(backoff / 2 + Math.random() * (backoff / 2));
+      await this.holdOff(backoff / 2 + Math.random() * (backoff / 2));
     }
+  }
+
+  /**
+   * A wait between connections (back-off, login budget) that only `stop()` ends early. The close of
+   * the connection just lost, and of every failed attempt, used to end it at once: a server restart
+   * then spent the hour's login budget in under a second and stopped the mailbox until the hour turned.
+   */
+  private holdOff(ms: number): Promise<void> {
+    this.pendingWake = false;
+    return this.sleep(ms);
   }
 
   /** Connects, logs in and selects INBOX read-only, within the deadline. */
@@ -158,8 +176,14 @@ export class MailboxConnection {
     client.on('error', (err: Error) =>
       logger.warn({ inboxId: this.inboxId, err: err.message }, 'imap: connection error'),
     );
-    client.on('exists', () => this.wake());
-    client.on('close', () => this.wake());
+    // Only the open session's connection wakes a wait: an attempt that failed (or a session already
+    // closed) closes its client too, and that close must not end the back-off that follows.
+    client.on('exists', () => {
+      if (this.client === client) this.wake();
+    });
+    client.on('close', () => {
+      if (this.client === client) this.wake();
+    });
     const opening = (async () => {
       await client.connect();
       await client.mailboxOpen('INBOX', { readOnly: true });
@@ -173,6 +197,8 @@ export class MailboxConnection {
     this.client = client;
     this.mode = client.capabilities.has('IDLE') ? 'idle' : 'poll';
     this.deps.changed();
+    // Signed in again: what the failures before showed on the inbox is over.
+    await this.deps.clearError(this.inboxId);
     return client;
   }
 

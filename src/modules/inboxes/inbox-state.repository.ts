@@ -133,6 +133,17 @@ export class InboxStateRepository {
     ]);
   }
 
+  /**
+   * The IMAP connection signed in again: the problem it showed (`noteErrorAcrossWorkspaces`, always
+   * `imap: …`) is cleared; anything else on the inbox (an SMTP failure, a revoked grant) stays.
+   */
+  async clearImapErrorAcrossWorkspaces(inboxId: string): Promise<void> {
+    await this.ds.query(
+      `UPDATE inboxes SET last_error = NULL, last_error_at = NULL WHERE id = $1 AND last_error LIKE 'imap: %'`,
+      [inboxId],
+    );
+  }
+
   /** A new mailbox generation (UIDVALIDITY changed): UIDs restart, so does the checkpoint. */
   async resetCheckpointAcrossWorkspaces(inboxId: string, validity: string): Promise<void> {
     await this.ds.query('UPDATE inboxes SET imap_uid_validity = $2, imap_last_uid = 0 WHERE id = $1', [
