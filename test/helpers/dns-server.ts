@@ -50,6 +50,8 @@ export async function startDnsServer(): Promise<DnsServer> {
   const queries: string[] = [];
   const silentNames = new Set<string>();
   const state = { silent: false, delayMs: 0 };
+  /** Answers not sent yet (a closed server sends none of them). */
+  const delayed = new Set<NodeJS.Timeout>();
   const server = dns2.createServer({
     udp: true,
     handle: (request, send) => {
@@ -76,8 +78,13 @@ export async function startDnsServer(): Promise<DnsServer> {
           } as never);
         }
       }
-      if (state.delayMs > 0) setTimeout(() => void send(response), state.delayMs);
-      else void send(response);
+      if (state.delayMs > 0) {
+        const timer = setTimeout(() => {
+          delayed.delete(timer);
+          void send(response);
+        }, state.delayMs);
+        delayed.add(timer);
+      } else void send(response);
     },
   });
   const port = await freePort();
@@ -104,6 +111,10 @@ export async function startDnsServer(): Promise<DnsServer> {
       const key = name.toLowerCase();
       zone.set(key, [...(zone.get(key) ?? []), ...records]);
     },
-    close: () => server.close() as Promise<void>,
+    close: () => {
+      for (const timer of delayed) clearTimeout(timer);
+      delayed.clear();
+      return server.close() as Promise<void>;
+    },
   };
 }
