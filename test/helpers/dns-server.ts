@@ -3,7 +3,7 @@
  * sending-domain health: point the service at it with DNS_SERVERS=127.0.0.1:<port>. Names not in the
  * zone answer NXDOMAIN; a known name without records of the asked type answers NOERROR, empty.
  * `silent` (or a name in `silentNames`) makes it a resolver that never answers: the question is
- * counted and dropped.
+ * counted and dropped. `delayMs` delays every answer (a slow resolver).
  */
 import dns2 from 'dns2';
 import { freePort } from '../../src/config/embedded.js';
@@ -30,6 +30,8 @@ export interface DnsServer {
   silent: boolean;
   /** Names never answered. */
   silentNames: Set<string>;
+  /** Every answer is sent this long after its question (0: at once). */
+  delayMs: number;
   add(name: string, ...records: ZoneRecord[]): void;
   close(): Promise<void>;
 }
@@ -47,7 +49,9 @@ export async function startDnsServer(): Promise<DnsServer> {
   const zone: Zone = new Map();
   const queries: string[] = [];
   const silentNames = new Set<string>();
-  const state = { silent: false };
+  const state = { silent: false, delayMs: 0 };
+  /** Answers not sent yet (a closed server sends none of them). */
+  const delayed = new Set<NodeJS.Timeout>();
   const server = dns2.createServer({
     udp: true,
     handle: (request, send) => {
@@ -74,7 +78,13 @@ export async function startDnsServer(): Promise<DnsServer> {
           } as never);
         }
       }
-      void send(response);
+      if (state.delayMs > 0) {
+        const timer = setTimeout(() => {
+          delayed.delete(timer);
+          void send(response);
+        }, state.delayMs);
+        delayed.add(timer);
+      } else void send(response);
     },
   });
   const port = await freePort();
@@ -91,10 +101,20 @@ export async function startDnsServer(): Promise<DnsServer> {
       state.silent = v;
     },
     silentNames,
+    get delayMs() {
+      return state.delayMs;
+    },
+    set delayMs(v: number) {
+      state.delayMs = v;
+    },
     add(name, ...records) {
       const key = name.toLowerCase();
       zone.set(key, [...(zone.get(key) ?? []), ...records]);
     },
-    close: () => server.close() as Promise<void>,
+    close: () => {
+      for (const timer of delayed) clearTimeout(timer);
+      delayed.clear();
+      return server.close() as Promise<void>;
+    },
   };
 }

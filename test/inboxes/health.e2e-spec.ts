@@ -317,6 +317,49 @@ describe('sending-domain health (real DNS over UDP)', () => {
     expect((again.body.data.checks as Check[]).some((c) => c.temperror)).toBe(false);
   });
 
+  it('another process checking the inbox (its claim on the row): the call waits for that answer and asks DNS nothing; an unfinished claim answers temperror', async () => {
+    const domain = `claim-${randomUUID().slice(0, 8)}.test`;
+    dns.add(domain, { type: 'MX', exchange: `mx.${domain}`, priority: 1 });
+    const id = await inboxOn(domain, true);
+    await q(`UPDATE inboxes SET health_checking_until = now() + interval '9 seconds' WHERE id = $1`, [id]);
+    const before = dns.queries.length;
+    const waiting = api(app, t.token).get(`/inboxes/${id}/health`);
+    // The other process's answer lands on the row a second later and ends its claim.
+    const theirs = {
+      domain,
+      checked_at: new Date().toISOString(),
+      verdict: 'pass',
+      checks: ['mx', 'spf', 'dkim', 'dmarc'].map((name) => ({
+        name,
+        ok: true,
+        temperror: false,
+        detail: 'x',
+      })),
+    };
+    await new Promise((r) => setTimeout(r, 1000));
+    await q(`UPDATE inboxes SET health = $2, health_checking_until = NULL WHERE id = $1`, [id, theirs]);
+    const res = await waiting;
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual(theirs);
+    expect(dns.queries.slice(before).filter((x) => x.includes(domain))).toEqual([]);
+
+    // A claim whose process never answers: temperror once it lapses, within 10 s, still no question.
+    const other = `claim2-${randomUUID().slice(0, 8)}.test`;
+    const id2 = await inboxOn(other, true);
+    await q(`UPDATE inboxes SET health_checking_until = now() + interval '9 seconds' WHERE id = $1`, [id2]);
+    const started = Date.now();
+    const lapsed = await api(app, t.token).get(`/inboxes/${id2}/health`);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(lapsed.body.data.verdict).toBe('warn');
+    for (const c of lapsed.body.data.checks as Check[])
+      expect(c).toMatchObject({ ok: false, temperror: true });
+    expect(dns.queries.filter((x) => x.includes(other))).toEqual([]);
+    // The claim has lapsed: the next call checks.
+    const next = await api(app, t.token).get(`/inboxes/${id2}/health`);
+    expect((next.body.data.checks as Check[]).every((c) => !c.temperror)).toBe(true);
+    expect(dns.queries.filter((x) => x.includes(other)).length).toBeGreaterThan(0);
+  });
+
   it("404 for another tenant's inbox; 422 for a bad refresh; no host or secret in the answer", async () => {
     const domain = `x-${randomUUID().slice(0, 8)}.test`;
     const id = await inboxOn(domain, false);

@@ -14,9 +14,30 @@ export class InboxesRepository extends TenantRepository<Inbox> {
     super(repo);
   }
 
-  /** Caches the domain health check shown on the inbox. */
+  /** Caches the domain health check shown on the inbox, and ends the claim on checking it. */
   async cacheHealth(workspaceId: WorkspaceId, id: string, health: Inbox['health']): Promise<void> {
-    await this.scope(workspaceId).update({ id }, { health });
+    await this.scope(workspaceId).update({ id }, { health, healthCheckingUntil: null });
+  }
+
+  /**
+   * Claims checking the inbox's domain health for `ms` milliseconds: true when no other process
+   * holds an unexpired claim (one check per inbox at a time across processes).
+   */
+  async claimHealthCheck(workspaceId: WorkspaceId, id: string, ms: number): Promise<boolean> {
+    const claimed = await rows(
+      this.unscoped().manager,
+      `UPDATE inboxes SET health_checking_until = now() + $3 * interval '1 millisecond'
+        WHERE workspace_id = $1 AND id = $2
+          AND (health_checking_until IS NULL OR health_checking_until < now())
+        RETURNING id`,
+      [workspaceId, id, ms],
+    );
+    return claimed.length === 1;
+  }
+
+  /** Ends a claim on checking the inbox's health that produced no answer. */
+  async releaseHealthCheck(workspaceId: WorkspaceId, id: string): Promise<void> {
+    await this.scope(workspaceId).update({ id }, { healthCheckingUntil: null });
   }
 
   /**

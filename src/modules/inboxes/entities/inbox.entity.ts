@@ -51,6 +51,8 @@ export class Inbox {
   @Column({ type: 'integer', default: 0 }) imapSkippedOversize: number;
   /** The last sending-domain health answer (GET /inboxes/{id}/health), reused for an hour. */
   @Column({ type: 'jsonb', nullable: true }) health: DomainHealthView | null;
+  /** Until when a process is checking the domain's health (one check per inbox at a time). */
+  @Timestamp() healthCheckingUntil: Date | null;
   /** HMAC of the per-inbox secret that authenticates POST /inbound/{id}. */
   @Column({ type: 'text' }) inboundSecretHash: string;
   @CreatedAt() createdAt: Date;
