@@ -40,6 +40,11 @@ describe('readFollowUpDate', () => {
     }
   });
 
+  it('reads "2-3 weeks" as no date, and a dash date only with its year', () => {
+    expect(readFollowUpDate('Try me in 2-3 weeks.', REPLY)).toBeNull();
+    expect(readFollowUpDate('Try me on 05-12-2026.', REPLY)?.day).toBe('2026-12-05');
+  });
+
   it('reads numeric dates day first, month first only in English that is clearly US', () => {
     expect(readFollowUpDate('Call me on 5/12.', REPLY)?.day).toBe('2026-12-05');
     expect(readFollowUpDate('Llámame el 5/12.', REPLY)?.day).toBe('2026-12-05');

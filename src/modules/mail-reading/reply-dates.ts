@@ -511,6 +511,8 @@ function scanText(text: string, replyDate: Date, lang: Lang): Scan {
       if ((scan.us && day <= 12) || (day <= 12 && month > 12)) [day, month] = [month, day];
       // A bare "9.30" is a time, not a day: a dot needs the closing dot or a year.
       if (m[2] === '.' && !m[4] && scan.lower[m.index + m[0].length] !== '.') return null;
+      // "2-3 weeks" is a span of numbers: a dash date needs its year (05-12-2026).
+      if (m[2] === '-' && !m[4]) return null;
       let year = m[4];
       if (year && year.length === 2) year = `20${year}`;
       return {
@@ -696,6 +698,12 @@ function detectLang(lower: string): Lang {
   return best;
 }
 
+/** The first half of a span of durations: "2-", "zwei oder ", "deux à ", "2 o ". */
+const DURATION_SPAN = new RegExp(
+  `${WB}(\\d{1,3}|${alt(Object.keys(NUMBER_WORDS))})\\s*(?:-|–|to|or|oder|bis|ou|à|o|a)\\s*$`,
+  'i',
+);
+
 /** chrono-node's reading, kept only where it names a day (a number, a month or a weekday) the scanner missed. */
 function chronoMentions(scan: Scan, replyDate: Date): Mention[] {
   const parser =
@@ -711,6 +719,11 @@ function chronoMentions(scan: Scan, replyDate: Date): Mention[] {
   const out: Mention[] = [];
   for (const r of parser.parse(scan.text, { instant: replyDate, timezone: 0 }, { forwardDate: true })) {
     if (overlaps(scan, r.index, r.index + r.text.length)) continue;
+    // "2-3 weeks", "zwei oder drei Wochen": a span of durations names no day.
+    const before = scan.lower.slice(Math.max(0, r.index - 20), r.index);
+    if (DURATION_SPAN.test(before) && !/\d{1,2}[./]\d/.test(r.text)) {
+      continue;
+    }
     if (!r.start.isCertain('day') && !r.start.isCertain('weekday') && !r.start.isCertain('month')) continue;
     if (
       !/\d/.test(r.text) &&
