@@ -226,6 +226,7 @@ const NUMBER_WORDS: Record<string, number> = {
   ocho: 8,
   nueve: 9,
   diez: 10,
+  'un par de': 2,
   once: 11,
   doce: 12,
   quince: 15,
@@ -255,12 +256,12 @@ const NUM = `(\\d{1,3}|${alt(Object.keys(NUMBER_WORDS))})`;
 
 const CUE_TAIL = `\\s*(?:${WEEKDAY},?\\s*)?(?:the|den|dem|der|le|la|l['’]|el|zum|zur)?\\s*$`;
 const UNTIL_CUE = new RegExp(
-  `${WB}(until|till|til|through|thru|up to(?: and including)?|to|bis(?:\\s+(?:einschließlich|einschl\\.|inkl\\.|inklusive|zum|zur|und mit))?(?:\\s+(?:zum|zur))?|jusqu['’]\\s*(?:au|à|a|en)|au|hasta|al|a)${CUE_TAIL}`,
+  `${WB}(until|till|til|through|thru|up to(?: and including)?|to|bis(?:\\s+(?:einschließlich|einschl\\.|inkl\\.|inklusive|zum|zur|und mit))?(?:\\s+(?:zum|zur))?|jusqu['’]\\s*(?:au|à|a|en)|au|hasta|al)${CUE_TAIL}`,
   'i',
 );
 const AFTER_CUE = new RegExp(`${WB}(after|nach|après|apres|después del?|despues del?|tras)${CUE_TAIL}`, 'i');
 const NOT_BEFORE_CUE = new RegExp(
-  `${WB}(not before|no earlier than|nicht vor|frühestens|pas avant|no antes del?)${CUE_TAIL}`,
+  `${WB}(not before|no earlier than|before|nicht vor|vor|frühestens|pas avant|avant|no antes del?|antes del?)${CUE_TAIL}`,
   'i',
 );
 const FROM_CUE = new RegExp(
@@ -274,6 +275,12 @@ const BACK_WORDS = new RegExp(
 /** Words that make a soft time (a weekday, "next week", "in two weeks") too vague to act on. */
 const HEDGE = new RegExp(
   `${WB}(maybe|perhaps|possibly|might|probably|vielleicht|eventuell|evtl\\.?|möglicherweise|peut-être|peut-etre|éventuellement|quizás|quizá|quizas|tal vez|a lo mejor|posiblemente)${WE}`,
+  'i',
+);
+
+/** A cue after the day that makes it the day before the one meant ("…; melden Sie sich danach"). */
+const AFTER_THAT = new RegExp(
+  `^\\.?[^.!?\\n]{0,40}${WB}(afterwards|after that|thereafter|danach|anschließend|ensuite|après cela|après ça|después|luego)${WE}`,
   'i',
 );
 
@@ -422,23 +429,27 @@ function scanText(text: string, replyDate: Date, lang: Lang): Scan {
   );
 
   // "December 1-5", "Nov 9 through 23"
-  each(scan, `${MONTH}\\s+${DAY}\\s*(?:-|–|—|to|through|thru|until)\\s*${DAY}(?!\\d)${YEAR_TAIL}`, (m) => {
-    const month = MONTH_WORDS[m[1].replace(/\.$/, '')];
-    const a = dayMs(scan, +m[2], month, m[4]);
-    const b = dayMs(scan, +m[3], month, m[4]);
-    const i = m.index;
-    return [
-      { index: i, end: i + 1, ms: a, monthOnly: false, soft: false, rangeStart: true },
-      {
-        index: i + 1,
-        end: i + m[0].length,
-        ms: b >= a ? b : Number.NaN,
-        monthOnly: false,
-        soft: false,
-        rangeEnd: true,
-      },
-    ];
-  });
+  each(
+    scan,
+    `${MONTH}\\s+${DAY}\\s*(?:-|–|—|to|through|thru|until|and|&)\\s*${DAY}(?!\\d)${YEAR_TAIL}`,
+    (m) => {
+      const month = MONTH_WORDS[m[1].replace(/\.$/, '')];
+      const a = dayMs(scan, +m[2], month, m[4]);
+      const b = dayMs(scan, +m[3], month, m[4]);
+      const i = m.index;
+      return [
+        { index: i, end: i + 1, ms: a, monthOnly: false, soft: false, rangeStart: true },
+        {
+          index: i + 1,
+          end: i + m[0].length,
+          ms: b >= a ? b : Number.NaN,
+          monthOnly: false,
+          soft: false,
+          rangeEnd: true,
+        },
+      ];
+    },
+  );
 
   // "5 December", "5th of December", "5. Dezember", "1er décembre", "5 de diciembre de 2026", with a weekday.
   each(
@@ -468,6 +479,28 @@ function scanText(text: string, replyDate: Date, lang: Lang): Scan {
     };
   });
 
+  // Numeric ranges: "11/16-11/20", "vom 09.11. – 20.11.2026", "du 10/11 au 13/11".
+  each(
+    scan,
+    `(?<![\\d.:/,-])(\\d{1,2})([./])(\\d{1,2})(?:\\2(\\d{4}|\\d{2}))?\\.?\\s*(?:-|–|—|to|until|through|bis(?:\\s+zum)?|au|al|hasta)\\s*(\\d{1,2})\\2(\\d{1,2})(?:\\2(\\d{4}|\\d{2}))?(?![\\d:/]|[.,]\\d)`,
+    (m) => {
+      const read = (a: string, b: string, y: string | undefined): number => {
+        let day = +a;
+        let month = +b;
+        if ((scan.us && day <= 12) || (day <= 12 && month > 12)) [day, month] = [month, day];
+        return dayMs(scan, day, month, y && y.length === 2 ? `20${y}` : y);
+      };
+      const end = read(m[5], m[6], m[7]);
+      let start = read(m[1], m[3], m[4] ?? m[7]);
+      if (!(start <= end)) start = read(m[1], m[3], m[4]);
+      const i = m.index;
+      return [
+        { index: i, end: i + 1, ms: start, monthOnly: false, soft: false, rangeStart: true },
+        { index: i + 1, end: i + m[0].length, ms: end, monthOnly: false, soft: false, rangeEnd: true },
+      ];
+    },
+  );
+
   // Numeric: 05.12., 5/12, 30/11/2026, 14.01.2027 (day first; month first in clearly US English).
   each(
     scan,
@@ -478,6 +511,8 @@ function scanText(text: string, replyDate: Date, lang: Lang): Scan {
       if ((scan.us && day <= 12) || (day <= 12 && month > 12)) [day, month] = [month, day];
       // A bare "9.30" is a time, not a day: a dot needs the closing dot or a year.
       if (m[2] === '.' && !m[4] && scan.lower[m.index + m[0].length] !== '.') return null;
+      // "2-3 weeks" is a span of numbers: a dash date needs its year (05-12-2026).
+      if (m[2] === '-' && !m[4]) return null;
       let year = m[4];
       if (year && year.length === 2) year = `20${year}`;
       return {
@@ -513,7 +548,7 @@ function scanText(text: string, replyDate: Date, lang: Lang): Scan {
   // mars", "mi-janvier", "fin janvier", "a principios de febrero", "März 2027".
   each(
     scan,
-    `(?:(early|beginning of|start of|the beginning of|the start of|mid-|mid|middle of|the middle of|late|end of|the end of|anfang|beginn|mitte|ende|début|debut|mi-|fin|principios de|comienzos de|inicios de|mediados de|finales de|fines de|final de)\\s*)?(?:(?:de|d['’])\\s*)?${MONTH}${YEAR_TAIL}${WE}`,
+    `(?:(early|beginning of|start of|the beginning of|the start of|mid-|mid|middle of|the middle of|late|end of|the end of|anfang|beginn|mitte|ende|début|debut|courant|mi-|fin|principios de|comienzos de|inicios de|mediados de|finales de|fines de|final de)\\s*)?(?:(?:de|d['’])\\s*)?${MONTH}${YEAR_TAIL}${WE}`,
     (m) => {
       const word = m[2].replace(/\.$/, '');
       const month = MONTH_WORDS[word];
@@ -663,6 +698,12 @@ function detectLang(lower: string): Lang {
   return best;
 }
 
+/** The first half of a span of durations: "2-", "zwei oder ", "deux à ", "2 o ". */
+const DURATION_SPAN = new RegExp(
+  `${WB}(\\d{1,3}|${alt(Object.keys(NUMBER_WORDS))})\\s*(?:-|–|to|or|oder|bis|ou|à|o|a)\\s*$`,
+  'i',
+);
+
 /** chrono-node's reading, kept only where it names a day (a number, a month or a weekday) the scanner missed. */
 function chronoMentions(scan: Scan, replyDate: Date): Mention[] {
   const parser =
@@ -678,6 +719,11 @@ function chronoMentions(scan: Scan, replyDate: Date): Mention[] {
   const out: Mention[] = [];
   for (const r of parser.parse(scan.text, { instant: replyDate, timezone: 0 }, { forwardDate: true })) {
     if (overlaps(scan, r.index, r.index + r.text.length)) continue;
+    // "2-3 weeks", "zwei oder drei Wochen": a span of durations names no day.
+    const before = scan.lower.slice(Math.max(0, r.index - 20), r.index);
+    if (DURATION_SPAN.test(before) && !/\d{1,2}[./]\d/.test(r.text)) {
+      continue;
+    }
     if (!r.start.isCertain('day') && !r.start.isCertain('weekday') && !r.start.isCertain('month')) continue;
     if (
       !/\d/.test(r.text) &&
@@ -728,14 +774,18 @@ function cueOf(text: string, m: Mention): Cue {
   if (AFTER_CUE.test(before)) return 'after';
   if (UNTIL_CUE.test(before)) return 'until';
   if (FROM_CUE.test(before) || m.rangeStart) return 'from';
+  // "Wir entscheiden am 20.01.; melden Sie sich danach": the cue follows the day.
+  if (AFTER_THAT.test(text.slice(m.end, m.end + 50))) return 'after';
   return 'none';
 }
 
 function isBack(text: string, m: Mention): boolean {
   const before = clauseBefore(text, m.index).slice(-40);
   if (BACK_WORDS.test(before)) return true;
-  // German and Spanish often put the verb after the day: "ab dem 7.12. wieder im Büro".
-  return BACK_WORDS.test(clauseAfter(text, m.end).slice(0, 40)) && cueOf(text, m) !== 'until';
+  // German and Spanish often put the verb after the day: "ab dem 7.12. wieder im Büro", "a partir del
+  // 2 estaré de vuelta": a back word within the next four words.
+  const next = /^[\s,.]*((?:\S+\s+){0,4})/.exec(clauseAfter(text, m.end))?.[1] ?? '';
+  return BACK_WORDS.test(next) && cueOf(text, m) !== 'until';
 }
 
 function hedged(text: string, m: Mention): boolean {
@@ -822,8 +872,11 @@ const QUOTE_START =
 const SIGNATURE_START =
   /^\s*(?:--\s*|(?:mit\s+)?(?:freundlichen|besten|herzlichen|viele|beste|liebe)\s+gr(?:ü|ue)(?:ß|ss)en?.*|(?:best|kind|warm)(?:\s+regards|\s+wishes)?[,.!]?|regards[,.!]?|cheers[,.!]?|sincerely[,.!]?|(?:bien\s+)?cordialement[,.!]?|bien à vous[,.!]?|(?:un\s+)?(?:cordial\s+)?saludos?(?:\s+cordiales)?[,.!]?|atentamente[,.!]?|sent from my .*|von meinem .* gesendet|envoyé de mon .*|enviado desde mi .*)\s*$/i;
 
+/** How much of a reply is read: what a person writes about dates and colleagues comes first (and the scan stays cheap). */
+const MAX_CHARS = 4000;
+
 function ownWords(text: string): string {
-  const lines = text.replace(/\r\n?/g, '\n').split('\n');
+  const lines = text.slice(0, 100_000).replace(/\r\n?/g, '\n').split('\n');
   const out: string[] = [];
   for (const line of lines) {
     if (QUOTE_START.test(line)) break;
@@ -831,7 +884,7 @@ function ownWords(text: string): string {
     if (/^\s*>/.test(line)) continue;
     out.push(line);
   }
-  return out.join('\n').slice(0, 20_000);
+  return out.join('\n').slice(0, MAX_CHARS);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -958,7 +1011,35 @@ function nameNear(
   );
   const sentence = before.split(/[.!?;\n]\s+|\n/).pop() ?? before;
   const words = sentence.trim().split(/\s+/).filter(Boolean);
-  return nameFromWords(words);
+  const adjacent = nameFromWords(words);
+  if (adjacent.firstName) return adjacent;
+  return confirmedName(sentence, text.slice(index, end).split('@')[0]);
+}
+
+const fold = (s: string): string =>
+  s
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[^a-z]/g, '');
+
+/**
+ * A name further back in the sentence ("C'est Mme Sophie Bernard qui gère ce sujet : sophie.bernard@…"),
+ * taken only when the address's local part carries its first or last name.
+ */
+function confirmedName(
+  sentence: string,
+  local: string,
+): { firstName: string | null; lastName: string | null } {
+  const words = sentence.trim().split(/\s+/).filter(Boolean);
+  const localFolded = fold(local);
+  for (let end = words.length; end > 0; end -= 1) {
+    const got = nameFromWords(words.slice(0, end));
+    if (!got.firstName || !got.lastName) continue;
+    const parts = [got.firstName, ...got.lastName.split(/\s+/)].map(fold).filter((p) => p.length >= 2);
+    if (parts.some((p) => localFolded.includes(p))) return got;
+  }
+  return { firstName: null, lastName: null };
 }
 
 /**

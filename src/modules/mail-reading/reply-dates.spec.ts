@@ -1,0 +1,123 @@
+/**
+ * The rules of reading days and referrals (docs/reading-dates.md), one case each; the sample set
+ * (`reply-dates-samples.spec.ts`) measures how often they are right.
+ */
+import { readFollowUpDate, readReferral, readReturnDate } from './reply-dates.js';
+
+/** Tuesday 10 November 2026. */
+const REPLY = new Date('2026-11-10T09:30:00Z');
+
+describe('readFollowUpDate', () => {
+  it('reads a month alone as its first working day, flagged monthOnly', () => {
+    expect(readFollowUpDate('Try me in May.', REPLY)).toEqual({ day: '2027-05-03', monthOnly: true });
+  });
+
+  it('reads "after the 15th" as the 16th, and "busy until" a day as the day after', () => {
+    expect(readFollowUpDate('After the 15th of January please.', REPLY)?.day).toBe('2027-01-16');
+    expect(readFollowUpDate('Wir sind bis zum 4. Dezember ausgebucht.', REPLY)?.day).toBe('2026-12-05');
+  });
+
+  it('counts relative times from the reply date, not from today', () => {
+    expect(readFollowUpDate('en dos semanas', new Date('2026-03-05T08:00:00Z'))?.day).toBe('2026-03-19');
+  });
+
+  it('ignores a past date and one more than a year ahead', () => {
+    expect(readFollowUpDate('Thanks for your note of 3 November.', REPLY)).toBeNull();
+    expect(readFollowUpDate('Try me on 1 March 2028.', REPLY)).toBeNull();
+    expect(readFollowUpDate('Try me on 1 March 2027.', REPLY)?.day).toBe('2027-03-01');
+  });
+
+  it('sets nothing for vague or hedged times', () => {
+    for (const text of [
+      'Q3',
+      'after the holidays',
+      'next week maybe',
+      'nach den Feiertagen',
+      'à la rentrée',
+      'quizás el mes que viene',
+    ]) {
+      expect(readFollowUpDate(text, REPLY)).toBeNull();
+    }
+  });
+
+  it('reads "2-3 weeks" as no date, and a dash date only with its year', () => {
+    expect(readFollowUpDate('Try me in 2-3 weeks.', REPLY)).toBeNull();
+    expect(readFollowUpDate('Try me on 05-12-2026.', REPLY)?.day).toBe('2026-12-05');
+  });
+
+  it('reads numeric dates day first, month first only in English that is clearly US', () => {
+    expect(readFollowUpDate('Call me on 5/12.', REPLY)?.day).toBe('2026-12-05');
+    expect(readFollowUpDate('Llámame el 5/12.', REPLY)?.day).toBe('2026-12-05');
+    expect(readFollowUpDate('Call me 12/15 or 12/5.', REPLY)?.day).toBe('2026-12-15');
+  });
+});
+
+describe('readReturnDate', () => {
+  it('gives the last day away for "until" and the day back for "back on"', () => {
+    expect(readReturnDate('Out of office until 5 December.', REPLY)).toEqual({
+      day: '2026-12-05',
+      monthOnly: false,
+      dayBack: false,
+    });
+    expect(readReturnDate('Ab dem 07.12. wieder im Büro.', REPLY)).toEqual({
+      day: '2026-12-07',
+      monthOnly: false,
+      dayBack: true,
+    });
+  });
+
+  it('prefers the day back when both are written, and the end of a range', () => {
+    expect(readReturnDate('Absent du 9 au 20 novembre, de retour le 23 novembre.', REPLY)?.day).toBe(
+      '2026-11-23',
+    );
+    expect(readReturnDate('Estaré fuera del 9 al 20 de noviembre.', REPLY)?.day).toBe('2026-11-20');
+  });
+
+  it('never takes the start of an absence for a return', () => {
+    expect(readReturnDate('I am out of the office from 2 December.', REPLY)).toBeNull();
+  });
+});
+
+describe('readReferral', () => {
+  it('takes one address at the replier’s registrable domain, never the replier’s own', () => {
+    const ten = Array.from({ length: 10 }, (_, i) => `p${i}@acme.com`).join(', ');
+    expect(readReferral(`Ask any of: ${ten}`, 'me@acme.com')?.email).toBe('p0@acme.com');
+    expect(readReferral('Write to me@acme.com or to you@acme.com', 'me@acme.com')?.email).toBe(
+      'you@acme.com',
+    );
+  });
+
+  it('answers another domain only when asked to, flagged sameDomain: false', () => {
+    expect(readReferral('Please contact jane@other.org.', 'me@acme.com')).toBeNull();
+    expect(readReferral('Please contact jane@other.org.', 'me@acme.com', { anyDomain: true })).toEqual({
+      email: 'jane@other.org',
+      firstName: null,
+      lastName: null,
+      sameDomain: false,
+    });
+  });
+
+  it('ignores quoted history and the signature', () => {
+    const text = 'Not me, sorry.\n\nBest regards,\nTom\nAssistant: lisa@acme.com\n\n> From: ann@acme.com';
+    expect(readReferral(text, 'tom@acme.com')).toBeNull();
+  });
+});
+
+describe('bounded work', () => {
+  it('reads at most the first 4,000 characters of hostile text quickly', () => {
+    const hostile = [
+      '1 '.repeat(50_000),
+      '1/1-'.repeat(25_000),
+      '12.'.repeat(30_000),
+      'Jane '.repeat(20_000) + 'j@acme.com',
+    ];
+    for (const text of hostile) {
+      const started = performance.now();
+      readFollowUpDate(text, REPLY);
+      readReturnDate(text, REPLY);
+      readReferral(text, 'tom@acme.com');
+      // Measured 4–150 ms on a loaded 2-core machine; the bound leaves room for a slow CI.
+      expect(performance.now() - started).toBeLessThan(1000);
+    }
+  });
+});
