@@ -10,6 +10,52 @@ import { bounce } from './fixtures/test-mail.js';
 import type { BounceReason, SmtpCommand } from './types.js';
 
 const MAILS: Readonly<Record<string, string>> = {
+  'ezweb.eml': `From: <Postmaster@ezweb.ne.jp>
+To: sender@acme.test
+Subject: Mail System Error - Returned Mail
+Message-ID: <ez-1@wsmtpr.ezweb.ne.jp>
+X-SPASIGN: NG
+Content-Type: text/plain
+
+<kijitora@ezweb.ne.jp>
+
+Each of the following recipients was rejected by a remote mail server.
+`,
+  'notes.eml': `From: Postmaster@notes.example.jp
+To: sender@acme.test
+Subject: Undeliverable message
+Message-ID: <notes-1@notes.example.jp>
+Content-Type: text/plain; charset=us-ascii
+
+------- Failure Reasons  --------
+
+User not listed in public Name & Address Book
+kijitora@notes.example.jp
+
+------- Returned Message --------
+From: sender@acme.test
+To: kijitora@notes.example.jp
+Subject: Our news
+Message-ID: <orig-5@acme.test>
+
+Hello
+`,
+  'notes-hop.eml': `From: Postmaster@notes.example.jp
+To: sender@acme.test
+Subject: Undeliverable message
+Message-ID: <notes-2@notes.example.jp>
+Content-Type: text/plain; charset=us-ascii
+
+------- Failure Reasons  --------
+
+Message has exceeded maximum hop count
+kijitora@notes.example.jp
+
+------- Returned Message --------
+From: sender@acme.test
+To: kijitora@notes.example.jp
+Subject: Our news
+`,
   'domino-route.eml': `From: Postmaster@notes.example.net
 To: sender@acme.test
 Subject: DELIVERY FAILURE: Cannot route mail to user (kijitora@example.net)
@@ -288,6 +334,21 @@ describe('reasons by mail-system family (whole reports)', () => {
       'Exim: all MX records pointing to non-existent hosts is an unknown host',
       'exim-mx.eml',
       [['kijitora@example.jp', 'host_unknown', true]],
+    ],
+    [
+      'Lotus Notes: the reason above the address under "Failure Reasons"',
+      'notes.eml',
+      [['kijitora@notes.example.jp', 'user_unknown', true]],
+    ],
+    [
+      'Lotus Notes: a hop-count loop is a network error',
+      'notes-hop.eml',
+      [['kijitora@notes.example.jp', 'network_error', false]],
+    ],
+    [
+      "au EZweb: its spam filter's X-SPASIGN: NG mark is the recipient's filter",
+      'ezweb.eml',
+      [['kijitora@ezweb.ne.jp', 'filtered', false]],
     ],
   ])('%s', async (_title, file, expected) => {
     const recipients = await bounce(MAILS[file]);
