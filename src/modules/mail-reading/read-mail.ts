@@ -53,7 +53,7 @@ const bounded = (s: string | null | undefined): string => (s ?? '').slice(0, SCA
  * or the first header line of an original quoted without a marker.
  */
 const ORIGINAL_MARKER =
-  /^[ \t]*(?:-{2,}.{0,20}(?:below this line is a copy of the message|this is a copy of the message|original message|original message follows|returned message|message header follows|unsent message below|headers of the original message|message text follows)|(?:original message:?[ \t]*$|original message headers|-{3,} ?original message ?-{3,}|the headers of the original message|-+ ?the header of the original message is following)|(?:return-path|received|dkim-signature|x-received|arc-seal|authentication-results)[ \t]*:)/im;
+  /^[ \t]*(?:-{2,}.{0,20}(?:below this line is a copy of the message|this is a copy of the message|original message|original message follows|returned message|message header follows|unsent message below|headers of the original message|message text follows)|(?:original message:?[ \t]*$|original mail as follows:?|original message headers|-{3,} ?original message ?-{3,}|the headers of the original message|-+ ?the header of the original message is following)|(?:return-path|received|dkim-signature|x-received|arc-seal|authentication-results)[ \t]*:)/im;
 
 export function reportText(mail: ParsedMail, raw: string): string {
   const text = bodyText(mail, raw);
@@ -129,6 +129,44 @@ function complaintSignal(mail: ParsedMail, raw: string, ses: SesNotification | n
   return /^(?:x-hmxmroriginalrecipient|feedback-type)[ \t]*:/im.test(rfc822Texts(mail, raw).join('\n'));
 }
 
+/**
+ * Addresses mail software sends its reports from: the MTA's own (RFC 5321 §4.5.5: MAILER-DAEMON,
+ * postmaster) and mailing-list managers' (fml's `-admin`, Mailman's `-bounces`/`-owner`/`-request`,
+ * Majordomo's `owner-`, LISTSERV, Sympa, ezmlm).
+ */
+const MACHINE_ADDRESS =
+  /(?:^|[\s<"(])(?:mailer[-_]?daemon|postmaster|mail[-_]?daemon|mdaemon|owner-[^\s@<>"]{1,64}|[^\s@<>"]{1,64}-(?:owner|admin|request|bounces?|errors?)|fml|majordomo|listserv|mailman|sympa|ezmlm)@/i;
+/** Words of a report: a failed delivery, or list software refusing or looping a post. */
+const REPORT_WORDS =
+  /could not be delivered|couldn't be delivered|wasn't delivered|undeliverable|delivery (?:has )?failed|permanent (?:error|failure|fatal)|following address(?:es)? failed|failed permanently|unable to deliver|user unknown|unknown user|no such user|mailbox (?:is )?full|not a member|(?:post|message|mail|article) (?:was |has been )?rejected|\breject(?:ed)? mail|loop (?:alert|detected|back warning)|duplicated message-id|security alert/i;
+/**
+ * Sentences only mail software writes at the start of a line (Sendmail, Postfix, qmail, Exim and
+ * its kin, fml): quoted by a person they start with `>`.
+ */
+const MTA_REPORT_BODY =
+  /^[ \t]*-*[ \t]*(?:transcript of session follows|the following addresses had permanent fatal errors|this is the mail system at host|this message was created automatically by mail delivery software|hi\. this is the qmail-send program|i'm afraid i wasn't able to deliver your message|delivery to the following recipients? failed|original mail as follows)/im;
+
+/**
+ * Who sent it says it is mail software: a null reverse-path (RFC 5321 §4.5.5), a report address in
+ * From, Sender or Return-Path, RFC 3834's Auto-Submitted, a list's Precedence, list software's own
+ * header. Alone none of these makes a report (an auto-reply has most of them); with a report's
+ * words they do.
+ */
+function machineSender(mail: ParsedMail): boolean {
+  const returnPath = (headerText(mail, 'return-path') ?? '').trim();
+  if (returnPath === '<>' || returnPath === '') {
+    if (mail.headers.has('return-path')) return true;
+  }
+  for (const h of ['from', 'sender', 'return-path']) {
+    if (MACHINE_ADDRESS.test(headerText(mail, h) ?? '')) return true;
+  }
+  const auto = headerText(mail, 'auto-submitted')?.trim().toLowerCase();
+  if (auto && auto !== 'no') return true;
+  const precedence = headerText(mail, 'precedence')?.trim().toLowerCase();
+  if (precedence === 'bulk' || precedence === 'junk' || precedence === 'list') return true;
+  return headerText(mail, 'x-mlserver') !== null;
+}
+
 function bounceSignal(mail: ParsedMail, raw: string, ses: SesNotification | null): boolean {
   const { reportType } = contentType(mail);
   if (reportType === 'delivery-status' || reportType === 'global-delivery-status') return true;
@@ -139,6 +177,11 @@ function bounceSignal(mail: ParsedMail, raw: string, ses: SesNotification | null
   if (sesKind === 'bounce' || sesKind === 'delivery') return true;
   const from = headerText(mail, 'from') ?? '';
   if (DAEMON_SENDER.test(from) || from.trim() === '' || /^<>$/.test(from.trim())) return true;
+  // Who sent it, with a report's words, or mail software's own sentences: a report whatever the
+  // subject says (a report is never a person's reply).
+  const opening = bounded(mail.text).slice(0, 3000);
+  if (machineSender(mail) && REPORT_WORDS.test(opening)) return true;
+  if (MTA_REPORT_BODY.test(opening)) return true;
   // A report subject alone is not enough when a person answers a thread that has one ("Re: Undeliverable").
   if (PERSON_SUBJECT.test(mail.subject ?? '')) return false;
   if (BOUNCE_SUBJECT.test(mail.subject ?? '')) return true;

@@ -17,6 +17,13 @@ interface FamilyRule {
 
 const FAMILY_RULES: readonly FamilyRule[] = [
   {
+    // au (KDDI) EZweb: its spam filter marks the report it returns with `X-SPASIGN: NG`; the recipient's
+    // filter refused the sender, whatever the words.
+    family: 'ezweb',
+    is: (view) => (view.header('x-spasign') ?? '').trim().toUpperCase() === 'NG',
+    words: [['filtered', /./]],
+  },
+  {
     // Symantec.cloud (MessageLabs): `X-Msg-Ref` and MAILER-DAEMON@messagelabs.com. Its DSN gives a bare
     // 5.0.0 and "542 <addr> Rejected" or "No such user" when the recipient does not exist.
     family: 'messagelabs',
