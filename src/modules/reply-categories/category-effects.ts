@@ -5,15 +5,16 @@
  * - the thread takes the category of its latest categorised reply;
  * - `interested` counts (daily and per step, on the reply's day, like `replied`); a correction away
  *   from `interested` takes the count back, so the counter is the number of replies now `interested`;
- * - `unsubscribe_request` unsubscribes the address exactly like the one-click link
- *   (`EnrollmentEffects.recordUnsubscribe`: suppressed `unsubscribed`, the contact's enrollments stopped `unsubscribed`);
+ * - what the category does to the contact (`unsubscribe_request` unsubscribes the address like the
+ *   one-click link; a subsequence's trigger moves the contact) is decided by `Reactions.afterCategory`
+ *   (reactions module: the one owner of what happens to a contact after mail arrives);
  * - `email.categorized` fires.
  */
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { MetricCounters } from '../analytics/metrics.js';
-import { EnrollmentEffects } from '../enrollments/enrollment-effects.js';
 import { Outbox } from '../events/outbox.js';
+import { Reactions } from '../reactions/reactions.js';
 import { ReplyCategoryWritesRepository } from '../threads/reply-category-writes.repository.js';
 import { ReplyCategoriesRepository } from './reply-categories.repository.js';
 import type { CategorySource, ReplyCategory } from '../threads/reply-category.js';
@@ -33,7 +34,7 @@ export class CategoryEffects {
   constructor(
     private readonly replies: ReplyCategoriesRepository,
     private readonly categories: ReplyCategoryWritesRepository,
-    private readonly effects: EnrollmentEffects,
+    private readonly reactions: Reactions,
     private readonly counters: MetricCounters,
     private readonly outbox: Outbox,
   ) {}
@@ -48,16 +49,12 @@ export class CategoryEffects {
     const set = await this.categories.setCategory(ws, d.messageId, d.category, d.source, d.onlyIfUnset, m);
     if (!set) return false;
     const context = await repo.threadContext(ws, set.thread_id, m);
-    if (d.category === 'unsubscribe_request' && context?.email) {
-      // Takes the workspace's suppression lock before any contact row is touched.
-      await this.effects.recordUnsubscribe(m, {
-        workspaceId: ws,
-        contactId: context.contact_id,
-        email: context.email,
-        campaignId: context.campaign_id,
-        attribution: { threadId: set.thread_id },
-      });
-    }
+    await this.reactions.afterCategory(m, {
+      workspaceId: ws,
+      threadId: set.thread_id,
+      category: d.category,
+      context,
+    });
     await this.categories.refreshThreadCategory(ws, set.thread_id, m);
     const campaignId = context?.campaign_id ?? null;
     const was = set.previous_category === 'interested';
