@@ -21,6 +21,8 @@ import { MailReading1799800000000 } from './1799800000000-MailReading.js';
 import { ReplyCategories1799950000000 } from './1799950000000-ReplyCategories.js';
 import { InboxConnections1799970000000 } from './1799970000000-InboxConnections.js';
 
+import { SequencesThatReact1800200000000 } from './1800200000000-SequencesThatReact.js';
+
 export const MIGRATIONS: Array<new () => object> = [
   Init1795318086464,
   WorkspaceData1795318342163,
@@ -40,4 +42,5 @@ export const MIGRATIONS: Array<new () => object> = [
   MailReading1799800000000,
   ReplyCategories1799950000000,
   InboxConnections1799970000000,
+  SequencesThatReact1800200000000,
 ];

@@ -1,14 +1,23 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { CampaignsModule } from '../campaigns/campaigns.module.js';
 import { EnrollmentsModule } from '../enrollments/enrollments.module.js';
+import { SequencesModule } from '../sequences/sequences.module.js';
+import { Subsequence } from './entities/subsequence.entity.js';
 import { Reactions } from './reactions.js';
+import { SubsequencesController } from './subsequences.controller.js';
+import { SubsequencesRepository } from './subsequences.repository.js';
+import { SubsequencesService } from './subsequences.service.js';
 
 /**
- * Sequences that react: what happens to a contact after mail arrives (`Reactions`), called by inbound
- * mail and by the reply categories in their transactions.
+ * Sequences that react (CONTRACT §23): what happens to a contact after mail arrives (`Reactions`,
+ * called by inbound mail and by the reply categories in their transactions) and the campaigns'
+ * subsequences it moves contacts into (`/campaigns/{id}/subsequences`).
  */
 @Module({
-  imports: [EnrollmentsModule],
-  providers: [Reactions],
+  imports: [TypeOrmModule.forFeature([Subsequence]), CampaignsModule, SequencesModule, EnrollmentsModule],
+  controllers: [SubsequencesController],
+  providers: [Reactions, SubsequencesRepository, SubsequencesService],
   exports: [Reactions],
 })
 export class ReactionsModule {}
