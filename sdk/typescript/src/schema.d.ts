@@ -1470,7 +1470,7 @@ export interface components {
             status: "active" | "paused" | "completed" | "stopped";
             stop_note: string | null;
             /** @enum {string|null} */
-            stop_reason: "manual" | "replied" | "bounced" | "unsubscribed" | "complained" | null;
+            stop_reason: "manual" | "replied" | "bounced" | "unsubscribed" | "complained" | "cancelled" | null;
             /** Format: date-time */
             stopped_at: string | null;
             /**
@@ -2044,7 +2044,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             /** @enum {string} */
-            event: "message.sent" | "email.replied" | "email.bounced" | "email.complained" | "email.categorized" | "contact.created" | "enrollment.completed" | "inbox.error" | "webhook.test";
+            event: "message.sent" | "email.replied" | "email.bounced" | "email.complained" | "email.categorized" | "contact.created" | "contact.referred" | "enrollment.completed" | "enrollment.branched" | "enrollment.held" | "inbox.error" | "webhook.test";
             /** Format: uuid */
             event_id: string;
             /** Format: int64 */

@@ -2,7 +2,9 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CampaignsModule } from '../campaigns/campaigns.module.js';
 import { EnrollmentsModule } from '../enrollments/enrollments.module.js';
+import { EventsModule } from '../events/events.module.js';
 import { SequencesModule } from '../sequences/sequences.module.js';
+import { ThreadsModule } from '../threads/threads.module.js';
 import { Subsequence } from './entities/subsequence.entity.js';
 import { Reactions } from './reactions.js';
 import { SubsequencesController } from './subsequences.controller.js';
@@ -15,7 +17,14 @@ import { SubsequencesService } from './subsequences.service.js';
  * subsequences it moves contacts into (`/campaigns/{id}/subsequences`).
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([Subsequence]), CampaignsModule, SequencesModule, EnrollmentsModule],
+  imports: [
+    TypeOrmModule.forFeature([Subsequence]),
+    CampaignsModule,
+    SequencesModule,
+    EnrollmentsModule,
+    EventsModule,
+    ThreadsModule,
+  ],
   controllers: [SubsequencesController],
   providers: [Reactions, SubsequencesRepository, SubsequencesService],
   exports: [Reactions],

@@ -53,6 +53,7 @@ export class CategoryEffects {
       workspaceId: ws,
       threadId: set.thread_id,
       category: d.category,
+      previousCategory: set.previous_category,
       context,
     });
     await this.categories.refreshThreadCategory(ws, set.thread_id, m);
