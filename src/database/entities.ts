@@ -16,6 +16,7 @@ import { ImportRow } from '../modules/imports/entities/import-row.entity.js';
 import { Inbox } from '../modules/inboxes/entities/inbox.entity.js';
 import { OAuthFlow } from '../modules/inboxes/entities/oauth-flow.entity.js';
 import { Organization } from '../modules/organizations/entities/organization.entity.js';
+import { Subsequence } from '../modules/reactions/entities/subsequence.entity.js';
 import { Sequence } from '../modules/sequences/entities/sequence.entity.js';
 import { Suppression } from '../modules/suppressions/entities/suppression.entity.js';
 import { Message } from '../modules/threads/entities/message.entity.js';
@@ -41,6 +42,7 @@ export const ENTITIES = [
   OAuthFlow,
   Organization,
   Sequence,
+  Subsequence,
   Suppression,
   Thread,
   WebhookDelivery,

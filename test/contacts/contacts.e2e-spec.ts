@@ -83,6 +83,7 @@ describe('contacts: upsert, merge, lists, filters, tenancy', () => {
         'sendable',
         'suppression',
         'source',
+        'referred_by_contact_id',
         'created_at',
         'updated_at',
       ].sort(),

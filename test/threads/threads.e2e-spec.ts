@@ -125,6 +125,8 @@ describe('threads and messages (read routes)', () => {
       message_count: 3,
       last_message_at: s.thread.lastMessageAt!.toISOString(),
       category: null,
+      follow_up_at: null,
+      referral_email: null,
       created_at: s.thread.createdAt.toISOString(),
     });
     const list = await api(app, t.token).get(`/threads/${s.thread.id}/messages`);

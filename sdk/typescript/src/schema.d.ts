@@ -136,6 +136,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/campaigns/{campaign}/subsequences": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The campaign's subsequences, in position order
+         * @description The campaign's subsequences, in position order.
+         *
+         *     Requires an API key with scope `campaigns:read`.
+         */
+        get: operations["v1.subsequences.index"];
+        put?: never;
+        /**
+         * Add a subsequence (at most 10 per campaign)
+         * @description Add a subsequence (at most 10 per campaign).
+         *
+         *     Requires an API key with scope `campaigns:write`.
+         *
+         *     Send an `Idempotency-Key` to make a retry safe.
+         */
+        post: operations["v1.subsequences.store"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/{campaign}/subsequences/{subsequence}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One subsequence
+         * @description One subsequence.
+         *
+         *     Requires an API key with scope `campaigns:read`.
+         */
+        get: operations["v1.subsequences.show"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a subsequence (its unfinished enrollments stop `manual`)
+         * @description Delete a subsequence (its unfinished enrollments stop `manual`).
+         *
+         *     Requires an API key with scope `campaigns:write`.
+         */
+        delete: operations["v1.subsequences.destroy"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a subsequence
+         * @description Change a subsequence.
+         *
+         *     Requires an API key with scope `campaigns:write`.
+         *
+         *     Send an `Idempotency-Key` to make a retry safe.
+         */
+        patch: operations["v1.subsequences.update"];
+        trace?: never;
+    };
     "/api/v1/contacts": {
         parameters: {
             query?: never;
@@ -1175,10 +1241,15 @@ export interface components {
             id: number;
             last_name: string | null;
             phone: string | null;
+            /**
+             * Format: int64
+             * @description The contact whose `wrong_person` reply named this one (`source: referral`)
+             */
+            referred_by_contact_id: number | null;
             /** @description False when the address or its domain is on the suppression list */
             sendable: boolean;
             /** @enum {string} */
-            source: "api" | "import" | "cli";
+            source: "api" | "import" | "cli" | "referral";
             /** @enum {string} */
             stage: "new" | "contacted" | "replied" | "interested" | "not_interested" | "customer";
             suppression: components["schemas"]["ContactSuppressionDto"] | null;
@@ -1293,6 +1364,19 @@ export interface components {
             name: string;
             steps?: components["schemas"]["SequenceStepDto"][];
         };
+        CreateSubsequenceDto: {
+            name: string;
+            /** @description Evaluation order (default: last) */
+            position?: number;
+            /**
+             * Format: int64
+             * @description A published sequence of the workspace
+             */
+            sequence_id: number;
+            /** @default 0 */
+            start_after_days?: number;
+            trigger: components["schemas"]["SubsequenceTriggerDto"];
+        };
         /**
          * @example {
          *       "email": "ada@example.com"
@@ -1361,6 +1445,13 @@ export interface components {
             created_at: string;
             /** @description Steps already sent */
             current_step: number;
+            /** @enum {string|null} */
+            held_reason: "out_of_office" | null;
+            /**
+             * Format: date-time
+             * @description Out of office: no step before this
+             */
+            held_until: string | null;
             /** Format: int64 */
             id: number;
             /**
@@ -1370,13 +1461,23 @@ export interface components {
             inbox_id: string | null;
             /** Format: date-time */
             next_step_at: string | null;
+            /**
+             * Format: int64
+             * @description The enrollment whose trigger started this one
+             */
+            parent_enrollment_id: number | null;
             /** @enum {string} */
             status: "active" | "paused" | "completed" | "stopped";
             stop_note: string | null;
             /** @enum {string|null} */
-            stop_reason: "manual" | "replied" | "bounced" | "unsubscribed" | "complained" | null;
+            stop_reason: "manual" | "replied" | "bounced" | "unsubscribed" | "complained" | "cancelled" | null;
             /** Format: date-time */
             stopped_at: string | null;
+            /**
+             * Format: int64
+             * @description The subsequence it runs; null: the campaign’s own sequence
+             */
+            subsequence_id: number | null;
             /** Format: date-time */
             updated_at: string;
         };
@@ -1777,6 +1878,28 @@ export interface components {
             /** @description Why; kept as stop_note */
             reason: string;
         };
+        SubsequenceResponseDto: {
+            /** Format: int64 */
+            campaign_id: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: int64 */
+            id: number;
+            name: string;
+            position: number;
+            /** Format: int64 */
+            sequence_id: number;
+            start_after_days: number;
+            /** @enum {string} */
+            status: "active" | "paused";
+            trigger: components["schemas"]["SubsequenceTriggerDto"];
+        };
+        SubsequenceTriggerDto: {
+            /** @description With `type: category`: the reply categories that move the contact */
+            categories?: ("interested" | "not_interested" | "not_now" | "wrong_person" | "other")[];
+            /** @enum {string} */
+            type: "category" | "completed" | "referral";
+        };
         SuppressionResponseDto: {
             /** Format: date-time */
             created_at: string;
@@ -1805,6 +1928,11 @@ export interface components {
             created_at: string;
             /** Format: int64 */
             enrollment_id: number | null;
+            /**
+             * Format: date-time
+             * @description A `not_now` reply's day to come back, at the campaign's start time in the contact's time zone
+             */
+            follow_up_at: string | null;
             /** Format: int64 */
             id: number;
             /** Format: uuid */
@@ -1812,6 +1940,8 @@ export interface components {
             /** Format: date-time */
             last_message_at: string | null;
             message_count: number;
+            /** @description The address a `wrong_person` reply pointed to */
+            referral_email: string | null;
             subject: string;
         };
         UpdateCampaignDto: {
@@ -1893,6 +2023,14 @@ export interface components {
             /** @description Replaces all steps; only while the sequence is draft (else 409) */
             steps?: components["schemas"]["SequenceStepDto"][];
         };
+        UpdateSubsequenceDto: {
+            name?: string;
+            position?: number;
+            start_after_days?: number;
+            /** @enum {string} */
+            status?: "active" | "paused";
+            trigger?: components["schemas"]["SubsequenceTriggerDto"];
+        };
         UpdateThreadDto: {
             /**
              * @description The corrected category of the thread's latest reply: `interested`, `not_interested`, `not_now`, `wrong_person`, `unsubscribe_request` (suppresses the address and stops its enrollments) or `other`
@@ -1911,7 +2049,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             /** @enum {string} */
-            event: "message.sent" | "email.replied" | "email.bounced" | "email.complained" | "email.categorized" | "contact.created" | "enrollment.completed" | "inbox.error" | "webhook.test";
+            event: "message.sent" | "email.replied" | "email.bounced" | "email.complained" | "email.categorized" | "contact.created" | "contact.referred" | "enrollment.completed" | "enrollment.branched" | "enrollment.held" | "inbox.error" | "webhook.test";
             /** Format: uuid */
             event_id: string;
             /** Format: int64 */
@@ -3630,7 +3768,11 @@ export interface operations {
                      *         "created_at": "2019-08-24T14:15:22Z",
                      *         "updated_at": "2019-08-24T14:15:22Z",
                      *         "completed_at": "2019-08-24T14:15:22Z",
-                     *         "stopped_at": "2019-08-24T14:15:22Z"
+                     *         "stopped_at": "2019-08-24T14:15:22Z",
+                     *         "subsequence_id": 1,
+                     *         "parent_enrollment_id": 1,
+                     *         "held_until": "2019-08-24T14:15:22Z",
+                     *         "held_reason": "out_of_office"
                      *       }
                      *     }
                      */
@@ -3680,6 +3822,1228 @@ export interface operations {
                 };
             };
             /** @description Wrong tier, missing scope or disallowed source IP. Requires scope: enrollments:write. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "forbidden",
+                     *         "message": "This key lacks the scope this route needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not found in this tenant */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description conflict, or idempotency_key_in_use: a request with this Idempotency-Key is still running */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "idempotency_key_in_use",
+                     *         "message": "A request with this Idempotency-Key is still being processed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description payload_too_large: the body is over the size limit of this route */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "payload_too_large",
+                     *         "message": "The request body is over 1 MiB"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "validation_failed",
+                     *         "message": "email must be a valid email address",
+                     *         "field": "email"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "rate_limited",
+                     *         "message": "Rate limit exceeded: retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description internal_error: a defect; nothing half-done is left behind; retry with the same Idempotency-Key */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_error",
+                     *         "message": "Something went wrong on our side; request id 2f7c9d1e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description service_unavailable: the database is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "service_unavailable",
+                     *         "message": "The service is temporarily unavailable; retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Any other error, in the error envelope */
+            default: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_error",
+                     *         "message": "Something went wrong on our side; request id 2f7c9d1e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    "v1.subsequences.index": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                campaign: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of results, newest first */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": 1,
+                     *           "campaign_id": 1,
+                     *           "name": "string",
+                     *           "trigger": {
+                     *             "type": "category",
+                     *             "categories": [
+                     *               "interested"
+                     *             ]
+                     *           },
+                     *           "sequence_id": 1,
+                     *           "start_after_days": 0,
+                     *           "position": 0,
+                     *           "status": "active",
+                     *           "created_at": "2019-08-24T14:15:22Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": "string",
+                     *       "links": {
+                     *         "first": "string",
+                     *         "last": "string",
+                     *         "prev": "string",
+                     *         "next": "string"
+                     *       },
+                     *       "meta": {
+                     *         "path": "string",
+                     *         "per_page": 0,
+                     *         "next_cursor": "string",
+                     *         "prev_cursor": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["SubsequenceResponseDto"][];
+                        links: components["schemas"]["LinksDto"];
+                        meta: components["schemas"]["MetaDto"];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "authentication_failed",
+                     *         "message": "The API key is missing, malformed, unknown, expired or revoked"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Wrong tier, missing scope or disallowed source IP. Requires scope: campaigns:read. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "forbidden",
+                     *         "message": "This key lacks the scope this route needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not found in this tenant */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description payload_too_large: the body is over the size limit of this route */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "payload_too_large",
+                     *         "message": "The request body is over 1 MiB"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "rate_limited",
+                     *         "message": "Rate limit exceeded: retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description internal_error: a defect; nothing half-done is left behind; retry with the same Idempotency-Key */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_error",
+                     *         "message": "Something went wrong on our side; request id 2f7c9d1e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description service_unavailable: the database is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "service_unavailable",
+                     *         "message": "The service is temporarily unavailable; retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Any other error, in the error envelope */
+            default: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_error",
+                     *         "message": "Something went wrong on our side; request id 2f7c9d1e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    "v1.subsequences.store": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry for 24 hours: the same key with the same body replays the stored answer (Idempotent-Replayed: true); with another body → 422 idempotency_key_reused; while the first is still running → 409 idempotency_key_in_use. 1 to 255 visible ASCII characters, e.g. a UUID.
+                 * @example 6f1c2a8e-9b3d-4c55-8f0e-2d7a1b9c4e10
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                campaign: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "string",
+                 *       "trigger": {
+                 *         "type": "category",
+                 *         "categories": [
+                 *           "interested"
+                 *         ]
+                 *       },
+                 *       "sequence_id": 1,
+                 *       "start_after_days": 0,
+                 *       "position": 0
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateSubsequenceDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": 1,
+                     *         "campaign_id": 1,
+                     *         "name": "string",
+                     *         "trigger": {
+                     *           "type": "category",
+                     *           "categories": [
+                     *             "interested"
+                     *           ]
+                     *         },
+                     *         "sequence_id": 1,
+                     *         "start_after_days": 0,
+                     *         "position": 0,
+                     *         "status": "active",
+                     *         "created_at": "2019-08-24T14:15:22Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["SubsequenceResponseDto"];
+                    };
+                };
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request",
+                     *         "message": "The body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "authentication_failed",
+                     *         "message": "The API key is missing, malformed, unknown, expired or revoked"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Wrong tier, missing scope or disallowed source IP. Requires scope: campaigns:write. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "forbidden",
+                     *         "message": "This key lacks the scope this route needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not found in this tenant */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description conflict, or idempotency_key_in_use: a request with this Idempotency-Key is still running */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "idempotency_key_in_use",
+                     *         "message": "A request with this Idempotency-Key is still being processed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description payload_too_large: the body is over the size limit of this route */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "payload_too_large",
+                     *         "message": "The request body is over 1 MiB"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "validation_failed",
+                     *         "message": "email must be a valid email address",
+                     *         "field": "email"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "rate_limited",
+                     *         "message": "Rate limit exceeded: retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description internal_error: a defect; nothing half-done is left behind; retry with the same Idempotency-Key */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_error",
+                     *         "message": "Something went wrong on our side; request id 2f7c9d1e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description service_unavailable: the database is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "service_unavailable",
+                     *         "message": "The service is temporarily unavailable; retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Any other error, in the error envelope */
+            default: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_error",
+                     *         "message": "Something went wrong on our side; request id 2f7c9d1e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    "v1.subsequences.show": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                campaign: number;
+                subsequence: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": 1,
+                     *         "campaign_id": 1,
+                     *         "name": "string",
+                     *         "trigger": {
+                     *           "type": "category",
+                     *           "categories": [
+                     *             "interested"
+                     *           ]
+                     *         },
+                     *         "sequence_id": 1,
+                     *         "start_after_days": 0,
+                     *         "position": 0,
+                     *         "status": "active",
+                     *         "created_at": "2019-08-24T14:15:22Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["SubsequenceResponseDto"];
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "authentication_failed",
+                     *         "message": "The API key is missing, malformed, unknown, expired or revoked"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Wrong tier, missing scope or disallowed source IP. Requires scope: campaigns:read. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "forbidden",
+                     *         "message": "This key lacks the scope this route needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not found in this tenant */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description payload_too_large: the body is over the size limit of this route */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "payload_too_large",
+                     *         "message": "The request body is over 1 MiB"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "rate_limited",
+                     *         "message": "Rate limit exceeded: retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description internal_error: a defect; nothing half-done is left behind; retry with the same Idempotency-Key */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_error",
+                     *         "message": "Something went wrong on our side; request id 2f7c9d1e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description service_unavailable: the database is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "service_unavailable",
+                     *         "message": "The service is temporarily unavailable; retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Any other error, in the error envelope */
+            default: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_error",
+                     *         "message": "Something went wrong on our side; request id 2f7c9d1e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    "v1.subsequences.destroy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                campaign: number;
+                subsequence: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "authentication_failed",
+                     *         "message": "The API key is missing, malformed, unknown, expired or revoked"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Wrong tier, missing scope or disallowed source IP. Requires scope: campaigns:write. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "forbidden",
+                     *         "message": "This key lacks the scope this route needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not found in this tenant */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description payload_too_large: the body is over the size limit of this route */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "payload_too_large",
+                     *         "message": "The request body is over 1 MiB"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "rate_limited",
+                     *         "message": "Rate limit exceeded: retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description internal_error: a defect; nothing half-done is left behind; retry with the same Idempotency-Key */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_error",
+                     *         "message": "Something went wrong on our side; request id 2f7c9d1e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description service_unavailable: the database is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "service_unavailable",
+                     *         "message": "The service is temporarily unavailable; retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Any other error, in the error envelope */
+            default: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_error",
+                     *         "message": "Something went wrong on our side; request id 2f7c9d1e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    "v1.subsequences.update": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry for 24 hours: the same key with the same body replays the stored answer (Idempotent-Replayed: true); with another body → 422 idempotency_key_reused; while the first is still running → 409 idempotency_key_in_use. 1 to 255 visible ASCII characters, e.g. a UUID.
+                 * @example 6f1c2a8e-9b3d-4c55-8f0e-2d7a1b9c4e10
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                campaign: number;
+                subsequence: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "string",
+                 *       "trigger": {
+                 *         "type": "category",
+                 *         "categories": [
+                 *           "interested"
+                 *         ]
+                 *       },
+                 *       "start_after_days": 0,
+                 *       "position": 0,
+                 *       "status": "active"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateSubsequenceDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": 1,
+                     *         "campaign_id": 1,
+                     *         "name": "string",
+                     *         "trigger": {
+                     *           "type": "category",
+                     *           "categories": [
+                     *             "interested"
+                     *           ]
+                     *         },
+                     *         "sequence_id": 1,
+                     *         "start_after_days": 0,
+                     *         "position": 0,
+                     *         "status": "active",
+                     *         "created_at": "2019-08-24T14:15:22Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["SubsequenceResponseDto"];
+                    };
+                };
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request",
+                     *         "message": "The body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "authentication_failed",
+                     *         "message": "The API key is missing, malformed, unknown, expired or revoked"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Wrong tier, missing scope or disallowed source IP. Requires scope: campaigns:write. */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -3927,6 +5291,7 @@ export interface operations {
                      *             "created_at": "2019-08-24T14:15:22Z"
                      *           },
                      *           "source": "api",
+                     *           "referred_by_contact_id": 1,
                      *           "created_at": "2019-08-24T14:15:22Z",
                      *           "updated_at": "2019-08-24T14:15:22Z"
                      *         }
@@ -4184,6 +5549,7 @@ export interface operations {
                      *           "created_at": "2019-08-24T14:15:22Z"
                      *         },
                      *         "source": "api",
+                     *         "referred_by_contact_id": 1,
                      *         "created_at": "2019-08-24T14:15:22Z",
                      *         "updated_at": "2019-08-24T14:15:22Z"
                      *       }
@@ -4451,6 +5817,7 @@ export interface operations {
                      *           "created_at": "2019-08-24T14:15:22Z"
                      *         },
                      *         "source": "api",
+                     *         "referred_by_contact_id": 1,
                      *         "created_at": "2019-08-24T14:15:22Z",
                      *         "updated_at": "2019-08-24T14:15:22Z"
                      *       }
@@ -4692,6 +6059,7 @@ export interface operations {
                      *           "created_at": "2019-08-24T14:15:22Z"
                      *         },
                      *         "source": "api",
+                     *         "referred_by_contact_id": 1,
                      *         "created_at": "2019-08-24T14:15:22Z",
                      *         "updated_at": "2019-08-24T14:15:22Z"
                      *       }
@@ -5229,6 +6597,7 @@ export interface operations {
                 per_page?: number;
                 /** @description One status or a comma list of active, paused, completed, stopped */
                 status?: string;
+                subsequence_id?: number;
             };
             header?: never;
             path?: never;
@@ -5261,7 +6630,11 @@ export interface operations {
                      *           "created_at": "2019-08-24T14:15:22Z",
                      *           "updated_at": "2019-08-24T14:15:22Z",
                      *           "completed_at": "2019-08-24T14:15:22Z",
-                     *           "stopped_at": "2019-08-24T14:15:22Z"
+                     *           "stopped_at": "2019-08-24T14:15:22Z",
+                     *           "subsequence_id": 1,
+                     *           "parent_enrollment_id": 1,
+                     *           "held_until": "2019-08-24T14:15:22Z",
+                     *           "held_reason": "out_of_office"
                      *         }
                      *       ],
                      *       "next_cursor": "string",
@@ -5485,7 +6858,11 @@ export interface operations {
                      *         "created_at": "2019-08-24T14:15:22Z",
                      *         "updated_at": "2019-08-24T14:15:22Z",
                      *         "completed_at": "2019-08-24T14:15:22Z",
-                     *         "stopped_at": "2019-08-24T14:15:22Z"
+                     *         "stopped_at": "2019-08-24T14:15:22Z",
+                     *         "subsequence_id": 1,
+                     *         "parent_enrollment_id": 1,
+                     *         "held_until": "2019-08-24T14:15:22Z",
+                     *         "held_reason": "out_of_office"
                      *       }
                      *     }
                      */
@@ -5698,7 +7075,11 @@ export interface operations {
                      *         "created_at": "2019-08-24T14:15:22Z",
                      *         "updated_at": "2019-08-24T14:15:22Z",
                      *         "completed_at": "2019-08-24T14:15:22Z",
-                     *         "stopped_at": "2019-08-24T14:15:22Z"
+                     *         "stopped_at": "2019-08-24T14:15:22Z",
+                     *         "subsequence_id": 1,
+                     *         "parent_enrollment_id": 1,
+                     *         "held_until": "2019-08-24T14:15:22Z",
+                     *         "held_reason": "out_of_office"
                      *       }
                      *     }
                      */
@@ -5960,7 +7341,11 @@ export interface operations {
                      *         "created_at": "2019-08-24T14:15:22Z",
                      *         "updated_at": "2019-08-24T14:15:22Z",
                      *         "completed_at": "2019-08-24T14:15:22Z",
-                     *         "stopped_at": "2019-08-24T14:15:22Z"
+                     *         "stopped_at": "2019-08-24T14:15:22Z",
+                     *         "subsequence_id": 1,
+                     *         "parent_enrollment_id": 1,
+                     *         "held_until": "2019-08-24T14:15:22Z",
+                     *         "held_reason": "out_of_office"
                      *       }
                      *     }
                      */
@@ -6231,7 +7616,11 @@ export interface operations {
                      *         "created_at": "2019-08-24T14:15:22Z",
                      *         "updated_at": "2019-08-24T14:15:22Z",
                      *         "completed_at": "2019-08-24T14:15:22Z",
-                     *         "stopped_at": "2019-08-24T14:15:22Z"
+                     *         "stopped_at": "2019-08-24T14:15:22Z",
+                     *         "subsequence_id": 1,
+                     *         "parent_enrollment_id": 1,
+                     *         "held_until": "2019-08-24T14:15:22Z",
+                     *         "held_reason": "out_of_office"
                      *       }
                      *     }
                      */
@@ -11721,6 +13110,8 @@ export interface operations {
                      *           "message_count": 0,
                      *           "last_message_at": "2019-08-24T14:15:22Z",
                      *           "category": "interested",
+                     *           "follow_up_at": "2019-08-24T14:15:22Z",
+                     *           "referral_email": "string",
                      *           "created_at": "2019-08-24T14:15:22Z"
                      *         }
                      *       ],
@@ -11942,6 +13333,8 @@ export interface operations {
                      *         "message_count": 0,
                      *         "last_message_at": "2019-08-24T14:15:22Z",
                      *         "category": "interested",
+                     *         "follow_up_at": "2019-08-24T14:15:22Z",
+                     *         "referral_email": "string",
                      *         "created_at": "2019-08-24T14:15:22Z"
                      *       }
                      *     }
@@ -12161,6 +13554,8 @@ export interface operations {
                      *         "message_count": 0,
                      *         "last_message_at": "2019-08-24T14:15:22Z",
                      *         "category": "interested",
+                     *         "follow_up_at": "2019-08-24T14:15:22Z",
+                     *         "referral_email": "string",
                      *         "created_at": "2019-08-24T14:15:22Z"
                      *       }
                      *     }

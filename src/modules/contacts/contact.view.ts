@@ -17,6 +17,8 @@ export interface ContactView {
   sendable: boolean;
   suppression: { reason: string; created_at: string } | null;
   source: ContactSource;
+  /** The contact whose `wrong_person` reply named this one (`source: referral`), else null. */
+  referred_by_contact_id: number | null;
   created_at: string;
   updated_at: string;
 }
@@ -52,6 +54,7 @@ function viewOf<T>(c: ContactRecord<T>, iso: (t: T) => string): ContactView {
         ? null
         : { reason: c.suppressionReason, created_at: iso(c.suppressedAt ?? c.updatedAt) },
     source: c.source,
+    referred_by_contact_id: c.referredByContactId === null ? null : Number(c.referredByContactId),
     created_at: iso(c.createdAt),
     updated_at: iso(c.updatedAt),
   };
@@ -89,6 +92,7 @@ function recordOfRow<T>(row: Record<string, unknown>, time: (v: unknown) => T): 
     customFields: (row.custom_fields as Record<string, string> | null) ?? {},
     stage: row.stage as ContactStage,
     source: row.source as ContactSource,
+    referredByContactId: row.referred_by_contact_id == null ? null : Number(row.referred_by_contact_id),
     suppressionReason: (row.suppression_reason as string | null) ?? null,
     suppressedAt: row.suppressed_at == null ? null : time(row.suppressed_at),
     createdAt: time(row.created_at),

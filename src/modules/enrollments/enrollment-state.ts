@@ -4,7 +4,14 @@
  */
 export const ENROLLMENT_STATUSES = ['active', 'paused', 'completed', 'stopped'] as const;
 export type EnrollmentStatus = (typeof ENROLLMENT_STATUSES)[number];
-export const STOP_REASONS = ['manual', 'replied', 'bounced', 'unsubscribed', 'complained'] as const;
+export const STOP_REASONS = [
+  'manual',
+  'replied',
+  'bounced',
+  'unsubscribed',
+  'complained',
+  'cancelled',
+] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 
 export type EnrollmentAction = 'pause' | 'resume' | 'stop' | 'complete';

@@ -16,6 +16,13 @@ export interface EnrollmentView {
   updated_at: string;
   completed_at: string | null;
   stopped_at: string | null;
+  /** The subsequence this enrollment runs (null: the campaign's own sequence). */
+  subsequence_id: number | null;
+  /** The enrollment whose trigger started this one. */
+  parent_enrollment_id: number | null;
+  /** An out-of-office hold: the next step is not sent before this. */
+  held_until: string | null;
+  held_reason: string | null;
 }
 
 const iso = (d: Date | null): string | null => d?.toISOString() ?? null;
@@ -34,4 +41,8 @@ export const toEnrollmentView = (e: Enrollment): EnrollmentView => ({
   updated_at: e.updatedAt.toISOString(),
   completed_at: iso(e.completedAt),
   stopped_at: iso(e.stoppedAt),
+  subsequence_id: e.subsequenceId == null ? null : Number(e.subsequenceId),
+  parent_enrollment_id: e.parentEnrollmentId == null ? null : Number(e.parentEnrollmentId),
+  held_until: iso(e.heldUntil ?? null),
+  held_reason: e.heldReason ?? null,
 });

@@ -29,13 +29,15 @@ export class EnrollmentsRepository extends TenantRepository<Enrollment> {
   page(
     workspaceId: WorkspaceId,
     query: PageQueryDto,
-    filter: { campaignId?: number; contactId?: number; statuses?: string[] },
+    filter: { campaignId?: number; contactId?: number; subsequenceId?: number; statuses?: string[] },
   ): Promise<Page<Enrollment>> {
     const qb = this.query(workspaceId, 'e');
     if (filter.campaignId !== undefined)
       qb.andWhere('e.campaignId = :campaignId', { campaignId: filter.campaignId });
     if (filter.contactId !== undefined)
       qb.andWhere('e.contactId = :contactId', { contactId: filter.contactId });
+    if (filter.subsequenceId !== undefined)
+      qb.andWhere('e.subsequenceId = :subsequenceId', { subsequenceId: filter.subsequenceId });
     if (filter.statuses?.length) qb.andWhere('e.status IN (:...statuses)', { statuses: filter.statuses });
     return paginate(qb, 'e', query, { tenant: workspaceId, route: 'enrollments.index' });
   }
@@ -131,6 +133,24 @@ export class EnrollmentTransitionsRepository {
        WHERE workspace_id = $1 AND contact_id = $2 AND status IN ('active', 'paused')
        RETURNING id`,
       [workspaceId, contactId, reason],
+    );
+    return stopped.length;
+  }
+
+  /** Stops every active or paused enrollment of a subsequence (it is being deleted); how many. */
+  async stopAllOfSubsequence(
+    workspaceId: WorkspaceId,
+    subsequenceId: number,
+    note: string,
+    manager: EntityManager,
+  ): Promise<number> {
+    const stopped = await rows(
+      manager,
+      `UPDATE enrollments SET status = 'stopped', stop_reason = 'manual', stop_note = $3, stopped_at = now(),
+         next_step_at = NULL, updated_at = now()
+       WHERE workspace_id = $1 AND subsequence_id = $2 AND status IN ('active', 'paused')
+       RETURNING id`,
+      [workspaceId, subsequenceId, note],
     );
     return stopped.length;
   }

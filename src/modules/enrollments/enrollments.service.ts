@@ -96,6 +96,7 @@ export class EnrollmentsService {
     return this.enrollments.page(workspaceId, query, {
       campaignId: query.campaign_id,
       contactId: query.contact_id,
+      subsequenceId: query.subsequence_id,
       statuses: query.status?.length ? [...new Set(query.status)] : undefined,
     });
   }

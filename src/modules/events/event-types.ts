@@ -2,8 +2,9 @@
 export const EVENT_FAMILIES = {
   message: ['message.sent'],
   email: ['email.replied', 'email.bounced', 'email.complained', 'email.categorized'],
-  contact: ['contact.created'],
-  enrollment: ['enrollment.completed'],
+  contact: ['contact.created', 'contact.referred'],
+  /** `enrollment.branched` and `enrollment.held`: sequences that react (CONTRACT §23). */
+  enrollment: ['enrollment.completed', 'enrollment.branched', 'enrollment.held'],
   /** `inbox.error` {inbox_id, email, status, error}: a failure that changed an inbox's status (CONTRACT §19). */
   inbox: ['inbox.error'],
 } as const;

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AnalyticsModule } from '../analytics/analytics.module.js';
 import { ContactsModule } from '../contacts/contacts.module.js';
-import { EnrollmentsModule } from '../enrollments/enrollments.module.js';
+import { ReactionsModule } from '../reactions/reactions.module.js';
 import { EventsModule } from '../events/events.module.js';
 import { InboxesModule } from '../inboxes/inboxes.module.js';
 import { ThreadsModule } from '../threads/threads.module.js';
@@ -18,7 +18,7 @@ import { MailboxReader } from './mailbox-reader.js';
  * checking the inbox's inbound secret.
  */
 @Module({
-  imports: [AnalyticsModule, ContactsModule, EnrollmentsModule, EventsModule, InboxesModule, ThreadsModule],
+  imports: [AnalyticsModule, ContactsModule, ReactionsModule, EventsModule, InboxesModule, ThreadsModule],
   controllers: [InboundController],
   providers: [InboundRepository, IngestionService, MailboxReader, ImapConnections],
   exports: [IngestionService, ImapConnections],

@@ -28,7 +28,7 @@ import { referencedMessageIds } from '../mail-reading/references.js';
 import { readMail } from '../mail-reading/read-mail.js';
 import type { BounceVerdict, MailReading } from '../mail-reading/types.js';
 import { toBounceView, type BounceView } from '../mail-reading/bounce.view.js';
-import { EnrollmentEffects } from '../enrollments/enrollment-effects.js';
+import { Reactions } from '../reactions/reactions.js';
 import { emailDomain, isFreeMailDomain } from './free-mail.js';
 import { toMessageEventView } from '../threads/message.view.js';
 import { InboxStateRepository } from '../inboxes/inbox-state.repository.js';
@@ -75,7 +75,7 @@ export class IngestionService {
     private readonly inboxes: InboxStateRepository,
     private readonly messages: MessageWritesRepository,
     private readonly contacts: ContactWritesRepository,
-    private readonly effects: EnrollmentEffects,
+    private readonly reactions: Reactions,
     private readonly counters: MetricCounters,
     private readonly outbox: Outbox,
   ) {}
@@ -224,21 +224,17 @@ export class IngestionService {
         const policy = campaignId
           ? await this.inbound.replyPolicy(ws, campaignId, m)
           : { stopOnReply: true, scope: 'contact' as const };
-        if (original.enrollment_id !== null && policy.stopOnReply) {
-          await this.effects.stop(m, ws, original.enrollment_id, 'replied');
-        }
         // Stop on reply for the whole company: the domain of the address the message went to (a
         // reply's From can be anything), never a free-mail one.
         const domain = emailDomain(email);
-        if (
-          campaignId &&
-          policy.stopOnReply &&
-          policy.scope === 'domain' &&
-          domain &&
-          !isFreeMailDomain(domain)
-        ) {
-          await this.effects.stopCompanyOnReply(m, ws, campaignId, domain, email);
-        }
+        await this.reactions.afterReply(m, {
+          workspaceId: ws,
+          enrollmentId: original.enrollment_id,
+          campaignId,
+          email,
+          policy,
+          companyDomain: domain && !isFreeMailDomain(domain) ? domain : null,
+        });
         await this.contacts.markReplied(ws, original.contact_id, m);
         if (campaignId) {
           await this.counters.bump(m, ws, campaignId, 'replied', 1, now);
@@ -264,7 +260,7 @@ export class IngestionService {
       case 'bounce': {
         const verdict = bounce!;
         // Suppression takes the workspace's suppression lock before any contact row is touched.
-        const { senderSide } = await this.effects.recordBounce(m, {
+        const { senderSide } = await this.reactions.afterBounce(m, {
           workspaceId: ws,
           contactId: original.contact_id,
           // The address we sent to (a forwarding hop may report another Final-Recipient).
@@ -294,7 +290,7 @@ export class IngestionService {
       case 'complaint':
         // `not-spam` is the opposite of a complaint: recorded in the thread, nothing suppressed.
         if (c.feedbackType !== 'not-spam') {
-          await this.effects.recordComplaint(m, {
+          await this.reactions.afterComplaint(m, {
             workspaceId: ws,
             contactId: original.contact_id,
             // The address we sent to (reporters often redact Original-Rcpt-To).

@@ -5,19 +5,18 @@
  * - the thread takes the category of its latest categorised reply;
  * - `interested` counts (daily and per step, on the reply's day, like `replied`); a correction away
  *   from `interested` takes the count back, so the counter is the number of replies now `interested`;
- * - `unsubscribe_request` speaks for its writer (CONTRACT §26). Written by the thread's contact (the
- *   reply's `From` is the contact's address or one the thread's mail went to, without case), it
- *   unsubscribes the contact exactly like the one-click link (`EnrollmentEffects.recordUnsubscribe`:
- *   suppressed `unsubscribed`, the contact's enrollments stopped `unsubscribed`). Written by anyone
- *   else (a forward, a CC, a forged `From`), it suppresses the writer's own address and stops the
- *   thread's enrollment, and the contact stays sendable;
+ * - what the category does to the contact (`unsubscribe_request` speaks for its writer: the contact is
+ *   unsubscribed like the one-click link only when the contact wrote it, anyone else's opt-out
+ *   suppresses their own address and stops the thread's enrollment; a subsequence's trigger moves the
+ *   contact) is decided by `Reactions.afterCategory` (reactions module: the one owner of what happens
+ *   to a contact after mail arrives); this file reads who wrote the reply and passes it on;
  * - `email.categorized` fires.
  */
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { MetricCounters } from '../analytics/metrics.js';
-import { EnrollmentEffects } from '../enrollments/enrollment-effects.js';
 import { Outbox } from '../events/outbox.js';
+import { Reactions } from '../reactions/reactions.js';
 import { ReplyCategoryWritesRepository } from '../threads/reply-category-writes.repository.js';
 import { ReplyCategoriesRepository } from './reply-categories.repository.js';
 import type { CategorySource, ReplyCategory } from '../threads/reply-category.js';
@@ -32,15 +31,12 @@ export interface CategoryDecision {
   onlyIfUnset: boolean;
 }
 
-/** A stored `From` that is a plain address (not the display text of a mail without one). */
-const isAddress = (s: string): boolean => s.length <= 320 && /^[^\s@<>]+@[^\s@<>]+$/.test(s);
-
 @Injectable()
 export class CategoryEffects {
   constructor(
     private readonly replies: ReplyCategoriesRepository,
     private readonly categories: ReplyCategoryWritesRepository,
-    private readonly effects: EnrollmentEffects,
+    private readonly reactions: Reactions,
     private readonly counters: MetricCounters,
     private readonly outbox: Outbox,
   ) {}
@@ -55,26 +51,19 @@ export class CategoryEffects {
     const set = await this.categories.setCategory(ws, d.messageId, d.category, d.source, d.onlyIfUnset, m);
     if (!set) return false;
     const context = await repo.threadContext(ws, set.thread_id, m);
-    if (d.category === 'unsubscribe_request' && context) {
-      const writer = await repo.replyWriter(ws, d.messageId, m);
-      const email = context.email ?? writer?.address;
-      if (writer?.is_contact && email) {
-        // Takes the workspace's suppression lock before any contact row is touched.
-        await this.effects.recordUnsubscribe(m, {
-          workspaceId: ws,
-          contactId: context.contact_id,
-          email,
-          campaignId: context.campaign_id,
-          attribution: { threadId: set.thread_id },
-        });
-      } else {
-        await this.effects.recordOptOutOfOther(m, {
-          workspaceId: ws,
-          email: writer && isAddress(writer.address) ? writer.address : null,
-          enrollmentId: context.enrollment_id,
-        });
-      }
-    }
+    // Who wrote an opt-out decides whose address it removes (read here, decided in Reactions).
+    const writer =
+      d.category === 'unsubscribe_request' && context
+        ? await repo.replyWriter(ws, d.messageId, m)
+        : undefined;
+    await this.reactions.afterCategory(m, {
+      workspaceId: ws,
+      threadId: set.thread_id,
+      category: d.category,
+      previousCategory: set.previous_category,
+      context,
+      writer,
+    });
     await this.categories.refreshThreadCategory(ws, set.thread_id, m);
     const campaignId = context?.campaign_id ?? null;
     const was = set.previous_category === 'interested';

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AnalyticsModule } from '../analytics/analytics.module.js';
-import { EnrollmentsModule } from '../enrollments/enrollments.module.js';
+import { ReactionsModule } from '../reactions/reactions.module.js';
 import { EventsModule } from '../events/events.module.js';
 import { ThreadsModule } from '../threads/threads.module.js';
 import { CategoryEffects } from './category-effects.js';
@@ -16,7 +16,7 @@ import { ReplyCategorizer } from './reply-categorizer.service.js';
  * `PATCH /threads/{id}` to correct one.
  */
 @Module({
-  imports: [ThreadsModule, AnalyticsModule, EnrollmentsModule, EventsModule],
+  imports: [ThreadsModule, AnalyticsModule, ReactionsModule, EventsModule],
   controllers: [ReplyCategoriesController],
   providers: [
     CategoryEffects,

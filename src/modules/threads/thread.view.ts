@@ -15,6 +15,10 @@ export interface ThreadView {
   last_message_at: string | null;
   /** The category of the thread's latest categorised reply; null before one (CONTRACT §20). */
   category: ReplyCategory | null;
+  /** A `not_now` reply's day to come back (CONTRACT §23). */
+  follow_up_at: string | null;
+  /** The address a `wrong_person` reply pointed to. */
+  referral_email: string | null;
   created_at: string;
 }
 
@@ -28,5 +32,7 @@ export const toThreadView = (t: Thread): ThreadView => ({
   message_count: t.messageCount,
   last_message_at: iso(t.lastMessageAt),
   category: t.category ?? null,
+  follow_up_at: iso(t.followUpAt ?? null),
+  referral_email: t.referralEmail ?? null,
   created_at: t.createdAt.toISOString(),
 });

@@ -1,3 +1,4 @@
+import { ThreadMovesRepository } from './thread-moves.repository.js';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Message } from './entities/message.entity.js';
@@ -17,6 +18,7 @@ import { ThreadsService } from './threads.service.js';
   imports: [TypeOrmModule.forFeature([Thread, Message])],
   controllers: [ThreadsController],
   providers: [
+    ThreadMovesRepository,
     ThreadsRepository,
     MessagesRepository,
     MessageWritesRepository,
@@ -25,6 +27,7 @@ import { ThreadsService } from './threads.service.js';
     MessageRetentionService,
   ],
   exports: [
+    ThreadMovesRepository,
     ThreadsRepository,
     MessagesRepository,
     MessageWritesRepository,

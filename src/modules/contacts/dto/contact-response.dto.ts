@@ -24,7 +24,13 @@ export class ContactResponseDto implements ContactView {
   sendable: boolean;
   @ApiProperty({ type: ContactSuppressionDto, nullable: true })
   suppression: ContactSuppressionDto | null;
-  @ApiProperty({ enum: ['api', 'import', 'cli'] }) source: ContactSource;
+  @ApiProperty({ enum: ['api', 'import', 'cli', 'referral'] }) source: ContactSource;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'The contact whose `wrong_person` reply named this one (`source: referral`)',
+  })
+  referred_by_contact_id: number | null;
   @ApiProperty({ format: 'date-time' }) created_at: string;
   @ApiProperty({ format: 'date-time' }) updated_at: string;
 }

@@ -11,7 +11,7 @@ export const CONTACT_STAGES = [
   'customer',
 ] as const;
 export type ContactStage = (typeof CONTACT_STAGES)[number];
-export type ContactSource = 'api' | 'import' | 'cli';
+export type ContactSource = 'api' | 'import' | 'cli' | 'referral';
 
 @Entity('contacts')
 @Index(['workspaceId', 'email'], { unique: true })
@@ -35,6 +35,8 @@ export class Contact {
   @Column({ type: 'jsonb', default: () => "'{}'" }) customFields: Record<string, string>;
   @Column({ type: 'text', default: 'new' }) stage: ContactStage;
   @Column({ type: 'text', default: 'api' }) source: ContactSource;
+  /** The contact whose `wrong_person` reply named this one (`source: referral`). */
+  @Column({ type: 'bigint', nullable: true }) referredByContactId: number | null;
   /** Denormalised from the suppression list (address or domain); null = sendable. */
   @Column({ type: 'text', nullable: true }) suppressionReason: string | null;
   @Timestamp() suppressedAt: Date | null;

@@ -31,6 +31,9 @@ export class ListEnrollmentsQueryDto extends PageQueryDto {
   @QueryIdFilter('contact_id')
   contact_id?: number;
 
+  @QueryIdFilter('subsequence_id')
+  subsequence_id?: number;
+
   @ApiPropertyOptional({
     type: String,
     description: `One status or a comma list of ${ENROLLMENT_STATUSES.join(', ')}`,
@@ -65,4 +68,24 @@ export class EnrollmentResponseDto implements EnrollmentView {
   @ApiProperty({ format: 'date-time' }) updated_at: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) completed_at: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) stopped_at: string | null;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'The subsequence it runs; null: the campaign’s own sequence',
+  })
+  subsequence_id: number | null;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'The enrollment whose trigger started this one',
+  })
+  parent_enrollment_id: number | null;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'Out of office: no step before this',
+  })
+  held_until: string | null;
+  @ApiProperty({ type: String, enum: ['out_of_office'], nullable: true }) held_reason: string | null;
 }

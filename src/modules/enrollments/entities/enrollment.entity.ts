@@ -4,7 +4,17 @@ import type { EnrollmentStatus, StopReason } from '../enrollment-state.js';
 import type { WorkspaceId } from '../../../common/tenant/workspace-id.js';
 
 @Entity('enrollments')
-@Index(['campaignId', 'contactId'], { unique: true })
+@Index('uq_enrollments_campaign_contact', ['campaignId', 'contactId'], {
+  unique: true,
+  where: 'subsequence_id IS NULL',
+})
+@Index('uq_enrollments_subsequence_contact', ['subsequenceId', 'contactId'], {
+  unique: true,
+  where: 'subsequence_id IS NOT NULL',
+})
+@Index('idx_enrollments_subsequence', ['workspaceId', 'subsequenceId', 'createdAt', 'id'], {
+  where: 'subsequence_id IS NOT NULL',
+})
 @Index(['workspaceId', 'createdAt', 'id'])
 @Index('idx_enrollments_campaign', ['workspaceId', 'campaignId', 'createdAt', 'id'])
 @Index('idx_enrollments_status', ['workspaceId', 'status', 'createdAt', 'id'])
@@ -25,4 +35,11 @@ export class Enrollment {
   @UpdatedAt() updatedAt: Date;
   @Timestamp() completedAt: Date | null;
   @Timestamp() stoppedAt: Date | null;
+  /** The subsequence this enrollment runs (null: the campaign's own sequence). */
+  @Column({ type: 'bigint', nullable: true }) subsequenceId: number | null;
+  /** The enrollment whose trigger started this one. */
+  @Column({ type: 'bigint', nullable: true }) parentEnrollmentId: number | null;
+  /** An out-of-office hold: the next step is not sent before this (`next_step_at` moved to it). */
+  @Timestamp() heldUntil: Date | null;
+  @Column({ type: 'text', nullable: true }) heldReason: string | null;
 }

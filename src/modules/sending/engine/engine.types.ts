@@ -85,6 +85,8 @@ export interface DueStep {
   thread: { id: number; subject: string } | undefined;
   /** Its outbound messages, in step order. */
   outbound: RecordedMessage[];
+  /** A subsequence enrollment: the Message-IDs of the conversation it continues (sent and received); else null. */
+  conversation: string[] | null;
 }
 
 /** What rendering a step needs besides the inbox it goes out from. */

@@ -127,15 +127,20 @@ export class Finaliser {
       true,
     );
     const byId = new Map(enrollments.map((e) => [e.id, e]));
-    const stepsOf = await this.sends.stepsOfCampaignsAcrossWorkspaces(
-      [...new Set(sent.map((p) => p.campaignId))],
+    const stepsOf = await this.sends.stepsOfEnrollmentsAcrossWorkspaces(
+      [...new Set(sent.map((p) => p.enrollmentId))],
       m,
     );
     const done: StepDone[] = [];
     for (const p of sent) {
       const enrollment = byId.get(p.enrollmentId);
       if (enrollment)
-        done.push({ enrollment, steps: stepsOf.get(p.campaignId) ?? [], position: p.stepPosition, at: now });
+        done.push({
+          enrollment,
+          steps: stepsOf.get(p.enrollmentId) ?? [],
+          position: p.stepPosition,
+          at: now,
+        });
     }
     await this.advance(m, done, writes);
     // Last: the campaign's daily_metrics row is shared by every send of the day.

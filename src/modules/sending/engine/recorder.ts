@@ -155,9 +155,10 @@ export class StepRecorder {
       contact,
       config,
       thread: d.thread,
-      previous: d.outbound
-        .filter((x) => x.status === 'sent')
-        .map((x) => ({ message_id: x.message_id ?? '' })),
+      // A subsequence's steps answer in the conversation it continues (the reply that moved it included).
+      previous: d.conversation
+        ? d.conversation.map((id) => ({ message_id: id }))
+        : d.outbound.filter((x) => x.status === 'sent').map((x) => ({ message_id: x.message_id ?? '' })),
     };
     const today = now.toISOString().slice(0, 10);
     const { bank } = ctx;

@@ -31,10 +31,18 @@ const LOAD_DUE_SQL = `
     (SELECT coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'status', x.status,
         'step_position', x.step_position, 'message_id', x.message_id) ORDER BY x.step_position), '[]'::jsonb)
       FROM messages x WHERE x.workspace_id = e.workspace_id AND x.enrollment_id = e.id
-        AND x.direction = 'outbound') AS messages
+        AND x.direction = 'outbound') AS messages,
+    CASE WHEN e.subsequence_id IS NOT NULL THEN
+      (SELECT coalesce(jsonb_agg(y.message_id ORDER BY y.id), '[]'::jsonb) FROM messages y
+        WHERE y.workspace_id = e.workspace_id AND y.message_id IS NOT NULL
+          AND y.thread_id = (SELECT t.id FROM threads t
+            WHERE t.workspace_id = e.workspace_id AND t.enrollment_id = e.id ORDER BY t.id LIMIT 1)
+          AND (y.direction = 'inbound' OR y.status = 'sent'))
+    END AS conversation
   FROM enrollments e
   JOIN campaigns c ON c.workspace_id = e.workspace_id AND c.id = e.campaign_id
-  JOIN sequences s ON s.id = c.sequence_id AND s.workspace_id = c.workspace_id
+  LEFT JOIN subsequences ss ON ss.workspace_id = e.workspace_id AND ss.id = e.subsequence_id
+  JOIN sequences s ON s.id = coalesce(ss.sequence_id, c.sequence_id) AND s.workspace_id = c.workspace_id
   JOIN workspaces w ON w.id = c.workspace_id
   WHERE e.id = ANY($1::bigint[]) AND e.status = 'active' AND e.next_step_at = $2
   ORDER BY e.id
@@ -76,6 +84,7 @@ export class SendRepository {
       contact: (r.contact as Record<string, unknown> | null) ?? null,
       thread: (r.thread as { id: number; subject: string } | null) ?? undefined,
       outbound: (r.messages as RecordedMessage[]) ?? [],
+      conversation: (r.conversation as string[] | null) ?? null,
     }));
   }
 
@@ -95,18 +104,22 @@ export class SendRepository {
     });
   }
 
-  /** The steps (in position order) of each campaign's sequence. */
-  async stepsOfCampaignsAcrossWorkspaces(
-    campaignIds: number[],
+  /** The steps (in position order) of each enrollment's sequence (its subsequence's, else its campaign's). */
+  async stepsOfEnrollmentsAcrossWorkspaces(
+    enrollmentIds: number[],
     m: EntityManager,
   ): Promise<Map<number, SequenceStep[]>> {
     const found = await rows<{ id: number; steps: SequenceStep[] }>(
       m,
-      `SELECT c.id, s.steps FROM campaigns c JOIN sequences s ON s.id = c.sequence_id WHERE c.id = ANY($1::bigint[])`,
-      [campaignIds],
+      `SELECT e.id, s.steps FROM enrollments e
+       JOIN campaigns c ON c.workspace_id = e.workspace_id AND c.id = e.campaign_id
+       LEFT JOIN subsequences ss ON ss.workspace_id = e.workspace_id AND ss.id = e.subsequence_id
+       JOIN sequences s ON s.workspace_id = e.workspace_id AND s.id = coalesce(ss.sequence_id, c.sequence_id)
+       WHERE e.id = ANY($1::bigint[])`,
+      [enrollmentIds],
     );
     const steps = new Map(found.map((r) => [Number(r.id), byPosition(r.steps)]));
-    for (const id of campaignIds) if (!steps.has(id)) steps.set(id, []);
+    for (const id of enrollmentIds) if (!steps.has(id)) steps.set(id, []);
     return steps;
   }
 }

@@ -58,6 +58,16 @@ export class ThreadResponseDto implements ThreadView {
     description: `The category of the thread's latest categorised reply, null before one: ${CATEGORY_DESCRIPTION}. Decided shortly after the reply is recorded; corrected with \`PATCH /threads/{id}\``,
   })
   category: ThreadView['category'];
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description:
+      "A `not_now` reply's day to come back, at the campaign's start time in the contact's time zone",
+  })
+  follow_up_at: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'The address a `wrong_person` reply pointed to' })
+  referral_email: string | null;
   @ApiProperty({ format: 'date-time' }) created_at: string;
 }
 

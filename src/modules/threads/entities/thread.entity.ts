@@ -26,5 +26,9 @@ export class Thread {
   @Timestamp() repliedAt: Date | null;
   /** The category of the thread's latest categorised reply (the `category` filter); null before one. */
   @Column({ type: 'text', nullable: true }) category: ReplyCategory | null;
+  /** A `not_now` reply's named day to come back, at the campaign's start time in the contact's zone. */
+  @Timestamp() followUpAt: Date | null;
+  /** The address a `wrong_person` reply pointed to. */
+  @Column({ type: 'text', nullable: true }) referralEmail: string | null;
   @CreatedAt() createdAt: Date;
 }

@@ -1,0 +1,232 @@
+/**
+ * What happens to a contact after mail arrives: the one owner of the decision (docs/sequences-that-react.md).
+ * Ingestion (a reply, an auto-reply, a bounce report, a complaint) and the reply categories (a category
+ * decided by the rules, the AI or a correction) record what arrived and call here, in their
+ * transaction, for its consequences on the contact's enrollments, the suppression list and the
+ * contact: stops, unsubscribes, and the moves, holds and referrals of sequences that react. Each table
+ * is still written through its owner (enrollments, suppressions, contacts, threads, events).
+ */
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { In, IsNull, Not } from 'typeorm';
+import { EnrollmentEffects, type Bounce, type Complaint } from '../enrollments/enrollment-effects.js';
+import { EnrollmentsRepository } from '../enrollments/enrollments.repository.js';
+import type { Enrollment } from '../enrollments/entities/enrollment.entity.js';
+import { Outbox } from '../events/outbox.js';
+import { ThreadMovesRepository } from '../threads/thread-moves.repository.js';
+import type { Subsequence } from './entities/subsequence.entity.js';
+import { SubsequencesRepository } from './subsequences.repository.js';
+import type { StepAttribution } from '../analytics/metrics.js';
+import type { ReplyCategory } from '../threads/reply-category.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
+
+export interface ReplyArrived {
+  workspaceId: WorkspaceId;
+  /** The enrollment of the message replied to, if any. */
+  enrollmentId: number | null;
+  campaignId: number | null;
+  /** The address the replied-to message went to. */
+  email: string;
+  /** The campaign's stop-on-reply policy (a campaign-less thread: stop, the contact only). */
+  policy: { stopOnReply: boolean; scope: 'contact' | 'domain' };
+  /** The company domain to stop on (null: a free-mail or unreadable domain, never stopped company-wide). */
+  companyDomain: string | null;
+}
+
+export interface CategoryArrived {
+  workspaceId: WorkspaceId;
+  threadId: number;
+  category: ReplyCategory;
+  /** The reply's category before (a correction), or null. */
+  previousCategory: ReplyCategory | null;
+  /** The reply's thread: its contact, the contact's address and the campaign (null: none). */
+  context:
+    | { contact_id: number; email: string | null; campaign_id: number | null; enrollment_id?: number | null }
+    | undefined;
+  /**
+   * Who wrote the reply (read for `unsubscribe_request` only): its `From`, and whether that is the
+   * thread's contact (the contact's address or one the thread's mail went to, without case).
+   */
+  writer?: { address: string; is_contact: boolean };
+}
+
+/** A stored `From` that is a plain address (not the display text of a mail without one). */
+const isAddress = (s: string): boolean => s.length <= 320 && /^[^\s@<>]+@[^\s@<>]+$/.test(s);
+
+@Injectable()
+export class Reactions {
+  constructor(
+    private readonly effects: EnrollmentEffects,
+    private readonly enrollments: EnrollmentsRepository,
+    private readonly subsequences: SubsequencesRepository,
+    private readonly threads: ThreadMovesRepository,
+    private readonly outbox: Outbox,
+  ) {}
+
+  /**
+   * A person's reply was recorded: the enrollment of the message replied to stops `replied` (when the
+   * campaign stops on reply), and with the `domain` scope every enrollment of the campaign at the
+   * same company domain.
+   */
+  async afterReply(m: EntityManager, r: ReplyArrived): Promise<void> {
+    const ws = r.workspaceId;
+    if (r.enrollmentId !== null && r.policy.stopOnReply) {
+      await this.effects.stop(m, ws, r.enrollmentId, 'replied');
+    }
+    if (r.campaignId && r.policy.stopOnReply && r.policy.scope === 'domain' && r.companyDomain) {
+      await this.effects.stopCompanyOnReply(m, ws, r.campaignId, r.companyDomain, r.email);
+    }
+  }
+
+  /**
+   * A reply's category was decided (or corrected): `unsubscribe_request` unsubscribes the address
+   * exactly like the one-click link (`EnrollmentEffects.recordUnsubscribe`).
+   */
+  async afterCategory(m: EntityManager, c: CategoryArrived): Promise<void> {
+    const ws = c.workspaceId;
+    const context = c.context;
+    if (c.category === 'unsubscribe_request' && context) {
+      // A written opt-out speaks for its writer: the contact only when the contact wrote it.
+      const writer = c.writer;
+      const email = context.email ?? writer?.address;
+      if (writer?.is_contact && email) {
+        // Takes the workspace's suppression lock before any contact row is touched.
+        await this.effects.recordUnsubscribe(m, {
+          workspaceId: ws,
+          contactId: context.contact_id,
+          email,
+          campaignId: context.campaign_id,
+          attribution: { threadId: c.threadId } satisfies StepAttribution,
+        });
+      } else {
+        // Someone else in the thread (a forward, a CC, a forged From): their own address is
+        // suppressed and the thread's enrollment stops; the contact stays sendable.
+        await this.effects.recordOptOutOfOther(m, {
+          workspaceId: ws,
+          email: writer && isAddress(writer.address) ? writer.address : null,
+          enrollmentId: context.enrollment_id ?? null,
+        });
+      }
+    }
+    await this.moveOnCategory(m, c);
+  }
+
+  /**
+   * A category trigger (CONTRACT §23): a correction first takes back the unsent move the old category
+   * made (that subsequence enrollment ends `cancelled`, the conversation returns to its parent); then
+   * the first active subsequence (position order) whose trigger names the category is entered, unless
+   * the contact is in a subsequence of the campaign already or entered this one before.
+   */
+  private async moveOnCategory(m: EntityManager, c: CategoryArrived): Promise<void> {
+    const ws = c.workspaceId;
+    const campaignId = c.context?.campaign_id ?? null;
+    const enrollmentId = c.context?.enrollment_id ?? null;
+    if (campaignId === null || enrollmentId === null) return;
+    const subs = await this.subsequences.ofCampaign(ws, campaignId, m);
+    if (subs.length === 0) return;
+    let current = await this.enrollments.findOne(ws, { id: enrollmentId }, m);
+    if (!current) return;
+    const names = (s: Subsequence | undefined, category: ReplyCategory | null) =>
+      category !== null && s?.trigger.type === 'category' && s.trigger.categories.includes(category);
+    if (
+      c.previousCategory !== null &&
+      c.previousCategory !== c.category &&
+      current.subsequenceId !== null &&
+      current.parentEnrollmentId !== null &&
+      current.status === 'active' &&
+      current.currentStep === 0
+    ) {
+      const started = subs.find((s) => Number(s.id) === Number(current!.subsequenceId));
+      if (names(started, c.previousCategory) && !names(started, c.category)) {
+        await this.effects.stop(m, ws, current.id, 'cancelled', `reply re-categorised ${c.category}`);
+        await this.threads.moveToEnrollment(ws, c.threadId, Number(current.parentEnrollmentId), m);
+        const parent = await this.enrollments.findOne(ws, { id: Number(current.parentEnrollmentId) }, m);
+        if (!parent) return;
+        current = parent;
+      }
+    }
+    const target = subs.find((s) => s.status === 'active' && names(s, c.category));
+    if (!target) return;
+    await this.enter(m, c.threadId, current, target, new Date(), c.category);
+  }
+
+  /**
+   * Moves the contact of `from` into `target`: `from` ends (`replied` when still running), a new
+   * enrollment starts in the subsequence (first step due `start_after_days` after `at`), from the same
+   * inbox and in the same thread; `enrollment.branched`. False when the contact is in a subsequence of
+   * the campaign already, or entered this one before (no loops).
+   */
+  async enter(
+    m: EntityManager,
+    threadId: number | null,
+    from: Enrollment,
+    target: Subsequence,
+    at: Date,
+    trigger: string,
+  ): Promise<boolean> {
+    const ws = from.workspaceId;
+    if (Number(from.subsequenceId) === Number(target.id)) return false;
+    const inSubsequence = await this.enrollments.findMany(
+      ws,
+      {
+        campaignId: from.campaignId,
+        contactId: from.contactId,
+        subsequenceId: Not(IsNull()),
+        status: In(['active', 'paused']),
+      },
+      undefined,
+      m,
+    );
+    if (inSubsequence.some((e) => e.id !== from.id)) return false;
+    const entered = await this.enrollments.findOne(
+      ws,
+      { subsequenceId: target.id, contactId: from.contactId },
+      m,
+    );
+    if (entered) return false;
+    if (from.status === 'active' || from.status === 'paused')
+      await this.effects.stop(m, ws, from.id, 'replied', `moved to subsequence ${target.id}`);
+    const startsAt = new Date(at.getTime() + target.startAfterDays * 86_400_000);
+    const thread = threadId === null ? undefined : await this.threads.findThread(ws, threadId, m);
+    const id = await this.enrollments.insertIfAbsent(
+      ws,
+      {
+        campaignId: from.campaignId,
+        contactId: from.contactId,
+        subsequenceId: target.id,
+        parentEnrollmentId: from.id,
+        inboxId: from.inboxId ?? thread?.inbox_id ?? null,
+        status: 'active',
+        currentStep: 0,
+        nextStepAt: startsAt,
+      },
+      m,
+    );
+    if (id === null) return false;
+    if (threadId !== null) await this.threads.moveToEnrollment(ws, threadId, Number(id), m);
+    await this.outbox.record(m, {
+      workspaceId: ws,
+      type: 'enrollment.branched',
+      data: {
+        enrollment_id: Number(id),
+        parent_enrollment_id: from.id,
+        contact_id: from.contactId,
+        campaign_id: from.campaignId,
+        subsequence_id: Number(target.id),
+        trigger,
+        starts_at: startsAt.toISOString(),
+      },
+    });
+    return true;
+  }
+
+  /** A bounce report matched to a sent message (CONTRACT §18). */
+  afterBounce(m: EntityManager, b: Bounce): Promise<{ suppressed: boolean; senderSide: boolean }> {
+    return this.effects.recordBounce(m, b);
+  }
+
+  /** A spam complaint matched to a sent message. */
+  afterComplaint(m: EntityManager, c: Complaint): Promise<boolean> {
+    return this.effects.recordComplaint(m, c);
+  }
+}

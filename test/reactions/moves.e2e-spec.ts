@@ -1,0 +1,211 @@
+/**
+ * Sequences that react, moving (CONTRACT §23), on the real stack: the running app's engine sends
+ * step 1 to the SMTP sink, a reply posted to `POST /inbound/{inbox_id}` is recorded and categorised by
+ * the `reply-categorize` sweep (rules), and the category's subsequence sends its first step from the
+ * same inbox into the same thread. A correction before the subsequence's first send moves the contact
+ * (the unsent enrollment ends `cancelled`); a subsequence is entered at most once (no loop).
+ */
+import request from 'supertest';
+import { api, app, createTenant, FAST_SENDING, one, q, useApp, type TestTenant } from '../helpers/app.js';
+import { startSmtpSink, type SmtpSink } from '../helpers/mail-servers.js';
+import {
+  FIRST_STEP_NOW,
+  seedCampaign,
+  sendFirstSteps,
+  type FirstSend,
+  type SeededCampaign,
+} from '../helpers/seed.js';
+import { waitFor } from '../helpers/wait.js';
+
+describe('subsequences: moving on a reply category', () => {
+  let sink: SmtpSink;
+  beforeAll(async () => {
+    sink = await startSmtpSink();
+  });
+  useApp({ env: FAST_SENDING });
+  afterAll(async () => {
+    await sink.close();
+  });
+
+  let n = 0;
+  /** A published sequence of one step without its own subject (it answers in the thread). */
+  const subSequence = async (t: TestTenant, body: string): Promise<number> => {
+    const [row] = (await q(
+      `INSERT INTO sequences (workspace_id, name, status, steps, published_at) VALUES ($1, 'Sub', 'published', $2, now()) RETURNING id`,
+      [t.workspaceId, JSON.stringify([{ position: 1, delay_minutes: 0, subject: null, body }])],
+    )) as Array<{ id: number }>;
+    return Number(row.id);
+  };
+  const addSub = async (t: TestTenant, c: SeededCampaign, category: string, days: number, body: string) => {
+    const res = await api(app, t.token)
+      .post(`/campaigns/${c.campaignId}/subsequences`)
+      .send({
+        name: category,
+        trigger: { type: 'category', categories: [category] },
+        sequence_id: await subSequence(t, body),
+        start_after_days: days,
+      });
+    expect(res.status).toBe(201);
+    return res.body.data.id as number;
+  };
+  const reply = async (c: SeededCampaign, to: FirstSend, email: string, body: string): Promise<string> => {
+    n += 1;
+    const id = `<reply-${n}-${Date.now()}@example.com>`;
+    const raw = [
+      `From: ${email}`,
+      'To: sender@x.test',
+      'Subject: Re: Hello',
+      `Message-ID: ${id}`,
+      `In-Reply-To: ${to.messageId}`,
+      `References: ${to.messageId}`,
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      body,
+      '',
+    ].join('\r\n');
+    const res = await request(app.getHttpServer())
+      .post(`/api/v1/inbound/${c.inboxIds[0]}`)
+      .set('Authorization', `Bearer ${c.inboundSecrets[0]}`)
+      .set('Content-Type', 'message/rfc822')
+      .send(raw);
+    expect(res.status).toBe(202);
+    return id;
+  };
+  const mailsTo = (address: string) => sink.received.filter((m) => m.to.includes(address));
+
+  it('a not_now reply moves the contact: the subsequence’s first step arrives in the same thread from the same inbox', async () => {
+    const t = await createTenant(app);
+    const c = await seedCampaign(q, {
+      workspaceId: t.workspaceId,
+      smtpPort: sink.port,
+      steps: FIRST_STEP_NOW,
+    });
+    const subId = await addSub(t, c, 'not_now', 0, 'Understood, {{ first_name }}: a short note for later.');
+    const sent = new Map<string, FirstSend>();
+    await sendFirstSteps(q, t.workspaceId, c.campaignId, ['moveann'], sent);
+    const ann = sent.get('moveann')!;
+    const first = await waitFor(async () => mailsTo('moveann@example.com')[0] ?? null, 'step 1 in the sink');
+    const replyId = await reply(
+      c,
+      ann,
+      'moveann@example.com',
+      'Not right now, please get back to me in March.',
+    );
+
+    const second = await waitFor(
+      async () => mailsTo('moveann@example.com')[1] ?? null,
+      'subsequence step in the sink',
+    );
+    expect(second.from).toBe(first.from);
+    expect(second.parsed.text).toContain('a short note for later');
+    expect(second.parsed.subject).toBe(`Re: ${first.parsed.subject}`);
+    expect(second.parsed.inReplyTo).toBe(replyId);
+    const refs = ([] as string[]).concat(second.parsed.references ?? []);
+    expect(refs).toEqual(expect.arrayContaining([ann.messageId, replyId]));
+
+    const moved = await one<{
+      id: string;
+      parent_enrollment_id: string;
+      subsequence_id: string;
+      status: string;
+      inbox_id: string;
+    }>('SELECT * FROM enrollments WHERE contact_id = $1 AND subsequence_id IS NOT NULL', [ann.contactId]);
+    expect(Number(moved.subsequence_id)).toBe(subId);
+    expect(Number(moved.parent_enrollment_id)).toBe(ann.enrollmentId);
+    const parent = await one<{ status: string; stop_reason: string; inbox_id: string }>(
+      'SELECT status, stop_reason, inbox_id FROM enrollments WHERE id = $1',
+      [ann.enrollmentId],
+    );
+    expect(parent).toMatchObject({ status: 'stopped', stop_reason: 'replied' });
+    expect(moved.inbox_id).toBe(parent.inbox_id);
+    const threads = (await q(
+      `SELECT DISTINCT thread_id FROM messages WHERE workspace_id = $1 AND to_address = 'moveann@example.com'`,
+      [t.workspaceId],
+    )) as unknown[];
+    expect(threads).toHaveLength(1);
+
+    // The API shows it.
+    const listed = await api(app, t.token).get(`/enrollments?subsequence_id=${subId}`);
+    expect(listed.status).toBe(200);
+    expect(listed.body.data).toHaveLength(1);
+    expect(listed.body.data[0]).toMatchObject({
+      subsequence_id: subId,
+      parent_enrollment_id: ann.enrollmentId,
+    });
+    const event = await one<{ data: Record<string, unknown> }>(
+      `SELECT data FROM events WHERE workspace_id = $1 AND type = 'enrollment.branched'`,
+      [t.workspaceId],
+    );
+    expect(event.data).toMatchObject({
+      enrollment_id: Number(moved.id),
+      parent_enrollment_id: ann.enrollmentId,
+      contact_id: ann.contactId,
+      campaign_id: c.campaignId,
+      subsequence_id: subId,
+      trigger: 'not_now',
+    });
+  });
+
+  it('a correction before the first send moves the contact; each subsequence is entered once (no loop)', async () => {
+    const t = await createTenant(app);
+    const c = await seedCampaign(q, {
+      workspaceId: t.workspaceId,
+      smtpPort: sink.port,
+      steps: FIRST_STEP_NOW,
+    });
+    const later = await addSub(t, c, 'not_now', 30, 'Later, as promised.');
+    const hot = await addSub(t, c, 'interested', 0, 'Great: here is the calendar link.');
+    const sent = new Map<string, FirstSend>();
+    await sendFirstSteps(q, t.workspaceId, c.campaignId, ['corrbob'], sent);
+    const bob = sent.get('corrbob')!;
+    await reply(c, bob, 'corrbob@example.com', 'Not right now, please get back to me in March.');
+    const waiting = await waitFor(
+      async () =>
+        (await one<{ id: string; next_step_at: Date } | undefined>(
+          'SELECT id, next_step_at FROM enrollments WHERE contact_id = $1 AND subsequence_id = $2',
+          [bob.contactId, later],
+        )) ?? null,
+      'moved to the not_now subsequence',
+    );
+    expect(new Date(waiting.next_step_at).getTime()).toBeGreaterThan(Date.now() + 29 * 86_400_000);
+    const thread = await one<{ id: string }>('SELECT id FROM threads WHERE contact_id = $1', [bob.contactId]);
+
+    const corrected = await api(app, t.token).patch(`/threads/${thread.id}`).send({ category: 'interested' });
+    expect(corrected.status).toBe(200);
+    expect(await one('SELECT status, stop_reason FROM enrollments WHERE id = $1', [waiting.id])).toEqual({
+      status: 'stopped',
+      stop_reason: 'cancelled',
+    });
+    const second = await waitFor(
+      async () => mailsTo('corrbob@example.com')[1] ?? null,
+      'interested step sent',
+    );
+    expect(second.parsed.text).toContain('calendar link');
+    const hotEnrollment = await one<{ id: string; parent_enrollment_id: string; current_step: number }>(
+      'SELECT id, parent_enrollment_id, current_step FROM enrollments WHERE contact_id = $1 AND subsequence_id = $2',
+      [bob.contactId, hot],
+    );
+    expect(Number(hotEnrollment.parent_enrollment_id)).toBe(bob.enrollmentId);
+
+    // Back to not_now: already entered (and the interested one has sent): nothing moves.
+    await waitFor(
+      async () =>
+        (
+          await one<{ current_step: number }>('SELECT current_step FROM enrollments WHERE id = $1', [
+            hotEnrollment.id,
+          ])
+        ).current_step >= 1 || null,
+      'interested step recorded',
+    );
+    expect(
+      (await api(app, t.token).patch(`/threads/${thread.id}`).send({ category: 'not_now' })).status,
+    ).toBe(200);
+    expect(
+      (await api(app, t.token).patch(`/threads/${thread.id}`).send({ category: 'interested' })).status,
+    ).toBe(200);
+    const all = (await q('SELECT id FROM enrollments WHERE contact_id = $1', [bob.contactId])) as unknown[];
+    expect(all).toHaveLength(3);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(mailsTo('corrbob@example.com')).toHaveLength(2);
+  });
+});
