@@ -73,6 +73,17 @@ describe('readReturnDate', () => {
     expect(readReturnDate('Estaré fuera del 9 al 20 de noviembre.', REPLY)?.day).toBe('2026-11-20');
   });
 
+  it('reads two days joined by a dash as a range, and a back word as the next day’s when one follows', () => {
+    expect(readReturnDate("I'm on leave 23 Nov – 4 Dec.", REPLY)?.day).toBe('2026-12-04');
+    expect(readReturnDate('Je serai absent à compter du 12 novembre et de retour le 20.', REPLY)).toEqual({
+      day: '2026-11-20',
+      monthOnly: false,
+      dayBack: true,
+    });
+    expect(readReturnDate('Volveré a partir del día 16.', REPLY)?.day).toBe('2026-11-16');
+    expect(readReturnDate('Back on 2026/11/20.', REPLY)?.day).toBe('2026-11-20');
+  });
+
   it('never takes the start of an absence for a return', () => {
     expect(readReturnDate('I am out of the office from 2 December.', REPLY)).toBeNull();
   });
