@@ -84,6 +84,15 @@ describe('readReturnDate', () => {
     expect(readReturnDate('Back on 2026/11/20.', REPLY)?.day).toBe('2026-11-20');
   });
 
+  it('reads an English ordinal day after a cue word, and "fin d\'année"', () => {
+    expect(readReturnDate('Out of office till 20th, back on 23rd.', REPLY)).toEqual({
+      day: '2026-11-23',
+      monthOnly: false,
+      dayBack: true,
+    });
+    expect(readFollowUpDate("Je suis débordé jusqu'à la fin d'année.", REPLY)?.day).toBe('2027-01-01');
+  });
+
   it('never takes the start of an absence for a return', () => {
     expect(readReturnDate('I am out of the office from 2 December.', REPLY)).toBeNull();
   });

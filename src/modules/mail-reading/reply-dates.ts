@@ -528,7 +528,7 @@ function scanText(text: string, replyDate: Date, lang: Lang): Scan {
   // The end of the month or of the year: "end of the month", "Ende des Jahres", "fin du mois", "finales de mes".
   each(
     scan,
-    `(?:the\\s+)?(?:end of (?:the |this )?(month|year)|ende (?:des|dieses) (monats|jahres)|(monats|jahres)ende|(?:la\\s+)?fin (?:du |de l['’]|de la |de )?(mois|année|annee|an)|fin(?:al)?(?:es)? de(?:l| este)? (mes|año))${WE}`,
+    `(?:the\\s+)?(?:end of (?:the |this )?(month|year)|ende (?:des|dieses) (monats|jahres)|(monats|jahres)ende|(?:la\\s+)?fin (?:du |de l['’]|d['’]|de la |de )?(mois|année|annee|an)|fin(?:al)?(?:es)? de(?:l| este)? (mes|año))${WE}`,
     (m) => {
       const unit = (m[1] ?? m[2] ?? m[3] ?? m[4] ?? m[5]).toLowerCase();
       const d = new Date(scan.today);
@@ -646,7 +646,7 @@ function scanText(text: string, replyDate: Date, lang: Lang): Scan {
   // A day of the month alone, with its article: "the 23rd", "am 15.", "bis zum 15.", "le 15", "el 15".
   each(
     scan,
-    `(?:the\\s+(\\d{1,2})(?:st|nd|rd|th)|(?:am|zum|dem|den)\\s+(\\d{1,2})\\.(?!\\d)|(?:le|au|du)\\s+(\\d{1,2})(?:er)?(?![\\d:/h]|[.,]\\d)|(?:el|al|del)\\s+(?:d[ií]a\\s+)?(\\d{1,2})(?![\\d:/h]|[.,]\\d))${WE}`,
+    `(?:(?:the|until|till|til|through|on|by|from|after|before|since)\\s+(\\d{1,2})(?:st|nd|rd|th)|(?:am|zum|dem|den)\\s+(\\d{1,2})\\.(?!\\d)|(?:le|au|du)\\s+(\\d{1,2})(?:er)?(?![\\d:/h]|[.,]\\d)|(?:el|al|del)\\s+(?:d[ií]a\\s+)?(\\d{1,2})(?![\\d:/h]|[.,]\\d))${WE}`,
     (m) => {
       const n = Number(m[1] ?? m[2] ?? m[3] ?? m[4]);
       if (n < 1 || n > 31) return null;
