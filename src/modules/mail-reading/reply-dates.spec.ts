@@ -73,6 +73,26 @@ describe('readReturnDate', () => {
     expect(readReturnDate('Estaré fuera del 9 al 20 de noviembre.', REPLY)?.day).toBe('2026-11-20');
   });
 
+  it('reads two days joined by a dash as a range, and a back word as the next day’s when one follows', () => {
+    expect(readReturnDate("I'm on leave 23 Nov – 4 Dec.", REPLY)?.day).toBe('2026-12-04');
+    expect(readReturnDate('Je serai absent à compter du 12 novembre et de retour le 20.', REPLY)).toEqual({
+      day: '2026-11-20',
+      monthOnly: false,
+      dayBack: true,
+    });
+    expect(readReturnDate('Volveré a partir del día 16.', REPLY)?.day).toBe('2026-11-16');
+    expect(readReturnDate('Back on 2026/11/20.', REPLY)?.day).toBe('2026-11-20');
+  });
+
+  it('reads an English ordinal day after a cue word, and "fin d\'année"', () => {
+    expect(readReturnDate('Out of office till 20th, back on 23rd.', REPLY)).toEqual({
+      day: '2026-11-23',
+      monthOnly: false,
+      dayBack: true,
+    });
+    expect(readFollowUpDate("Je suis débordé jusqu'à la fin d'année.", REPLY)?.day).toBe('2027-01-01');
+  });
+
   it('never takes the start of an absence for a return', () => {
     expect(readReturnDate('I am out of the office from 2 December.', REPLY)).toBeNull();
   });

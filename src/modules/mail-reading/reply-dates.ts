@@ -254,7 +254,7 @@ const NUM = `(\\d{1,3}|${alt(Object.keys(NUMBER_WORDS))})`;
 // ---------------------------------------------------------------------------------------------------
 // Cues: the words in front of (or, in German and Spanish word order, just after) a mention.
 
-const CUE_TAIL = `\\s*(?:${WEEKDAY},?\\s*)?(?:the|den|dem|der|le|la|l['’]|el|zum|zur)?\\s*$`;
+const CUE_TAIL = `\\s*(?:${WEEKDAY},?\\s*)?(?:the|den|dem|der|le|la|l['’]|el|zum|zur)?\\s*(?:d[ií]a\\s*)?$`;
 const UNTIL_CUE = new RegExp(
   `${WB}(until|till|til|through|thru|up to(?: and including)?|to|bis(?:\\s+(?:einschließlich|einschl\\.|inkl\\.|inklusive|zum|zur|und mit))?(?:\\s+(?:zum|zur))?|jusqu['’]\\s*(?:au|à|a|en)|au|hasta|al)${CUE_TAIL}`,
   'i',
@@ -265,7 +265,7 @@ const NOT_BEFORE_CUE = new RegExp(
   'i',
 );
 const FROM_CUE = new RegExp(
-  `${WB}(from|starting(?: on| from)?|as of|beginning|ab|vom|von|seit|since|du|depuis|à partir du|à partir de|a partir del?|dès|des|desde|del)${CUE_TAIL}`,
+  `${WB}(from|starting(?: on| from)?|as of|beginning|ab|vom|von|seit|since|du|depuis|à partir du|à partir de|à compter du|à compter de|a partir del?|dès|des|desde|del)${CUE_TAIL}`,
   'i',
 );
 const BACK_WORDS = new RegExp(
@@ -401,11 +401,11 @@ function scanText(text: string, replyDate: Date, lang: Lang): Scan {
     );
   const scan: Scan = { text, lower, today, lang, us, mentions: [] };
 
-  // 2026-12-05
-  each(scan, `(\\d{4})-(\\d{1,2})-(\\d{1,2})(?!\\d)`, (m) => ({
+  // 2026-12-05, 2026/12/05
+  each(scan, `(\\d{4})([-/.])(\\d{1,2})\\2(\\d{1,2})(?!\\d)`, (m) => ({
     index: m.index,
     end: m.index + m[0].length,
-    ms: validDate(+m[1], +m[2], +m[3]) ? utc(+m[1], +m[2], +m[3]) : Number.NaN,
+    ms: validDate(+m[1], +m[3], +m[4]) ? utc(+m[1], +m[3], +m[4]) : Number.NaN,
     monthOnly: false,
     soft: false,
   }));
@@ -528,7 +528,7 @@ function scanText(text: string, replyDate: Date, lang: Lang): Scan {
   // The end of the month or of the year: "end of the month", "Ende des Jahres", "fin du mois", "finales de mes".
   each(
     scan,
-    `(?:the\\s+)?(?:end of (?:the |this )?(month|year)|ende (?:des|dieses) (monats|jahres)|(monats|jahres)ende|(?:la\\s+)?fin (?:du |de l['’]|de la |de )?(mois|année|annee|an)|fin(?:al)?(?:es)? de(?:l| este)? (mes|año))${WE}`,
+    `(?:the\\s+)?(?:end of (?:the |this )?(month|year)|ende (?:des|dieses) (monats|jahres)|(monats|jahres)ende|(?:la\\s+)?fin (?:du |de l['’]|d['’]|de la |de )?(mois|année|annee|an)|fin(?:al)?(?:es)? de(?:l| este)? (mes|año))${WE}`,
     (m) => {
       const unit = (m[1] ?? m[2] ?? m[3] ?? m[4] ?? m[5]).toLowerCase();
       const d = new Date(scan.today);
@@ -646,7 +646,7 @@ function scanText(text: string, replyDate: Date, lang: Lang): Scan {
   // A day of the month alone, with its article: "the 23rd", "am 15.", "bis zum 15.", "le 15", "el 15".
   each(
     scan,
-    `(?:the\\s+(\\d{1,2})(?:st|nd|rd|th)|(?:am|zum|dem|den)\\s+(\\d{1,2})\\.(?!\\d)|(?:le|au|du)\\s+(\\d{1,2})(?:er)?(?![\\d.,:/h])|(?:el|al|del)\\s+(\\d{1,2})(?![\\d.,:/h]))${WE}`,
+    `(?:(?:the|until|till|til|through|on|by|from|after|before|since)\\s+(\\d{1,2})(?:st|nd|rd|th)|(?:am|zum|dem|den)\\s+(\\d{1,2})\\.(?!\\d)|(?:le|au|du)\\s+(\\d{1,2})(?:er)?(?![\\d:/h]|[.,]\\d)|(?:el|al|del)\\s+(?:d[ií]a\\s+)?(\\d{1,2})(?![\\d:/h]|[.,]\\d))${WE}`,
     (m) => {
       const n = Number(m[1] ?? m[2] ?? m[3] ?? m[4]);
       if (n < 1 || n > 31) return null;
@@ -779,12 +779,14 @@ function cueOf(text: string, m: Mention): Cue {
   return 'none';
 }
 
-function isBack(text: string, m: Mention): boolean {
+function isBack(text: string, m: Mention, nextIndex = Number.POSITIVE_INFINITY): boolean {
   const before = clauseBefore(text, m.index).slice(-40);
   if (BACK_WORDS.test(before)) return true;
   // German and Spanish often put the verb after the day: "ab dem 7.12. wieder im Büro", "a partir del
   // 2 estaré de vuelta": a back word within the next four words.
   const next = /^[\s,.]*((?:\S+\s+){0,4})/.exec(clauseAfter(text, m.end))?.[1] ?? '';
+  // …unless the back word leads to the next day ("à compter du 12 et de retour le 20").
+  if (nextIndex - m.end < 50) return false;
   return BACK_WORDS.test(next) && cueOf(text, m) !== 'until';
 }
 
@@ -792,12 +794,25 @@ function hedged(text: string, m: Mention): boolean {
   return HEDGE.test(clauseBefore(text, m.index)) || HEDGE.test(clauseAfter(text, m.end));
 }
 
+/** What stands between the two days of a range. */
+const RANGE_GAP = new RegExp(
+  `^\\.?\\s*(?:-|–|—|to|till|until|through|thru|bis(?:\\s+(?:zum|einschließlich))?|au|jusqu['’]au|al|hasta(?:\\s+el)?)\\s*(?:(?:the|le|el|den|zum)\\s+)?$`,
+  'i',
+);
+
 function mentionsOf(text: string, replyDate: Date): { scan: Scan; mentions: Mention[] } {
   const cleaned = ownWords(text);
   const scan = scanText(cleaned, replyDate, detectLang(cleaned.toLowerCase()));
-  const mentions = [...scan.mentions, ...chronoMentions(scan, replyDate)]
-    .filter((m) => Number.isFinite(m.ms))
-    .sort((a, b) => a.index - b.index);
+  const all = [...scan.mentions, ...chronoMentions(scan, replyDate)].sort((a, b) => a.index - b.index);
+  // Two days joined by a dash or a range word are a range: "23 Nov – 4 Dec", "vom 24.12. bis 03.01.".
+  for (let i = 1; i < all.length; i += 1) {
+    const gap = scan.lower.slice(all[i - 1].end, all[i].index);
+    if (RANGE_GAP.test(gap) && !all[i - 1].monthOnly && !all[i].monthOnly) {
+      all[i - 1].rangeStart ??= true;
+      all[i].rangeEnd ??= true;
+    }
+  }
+  const mentions = all.filter((m) => Number.isFinite(m.ms));
   return { scan, mentions };
 }
 
@@ -846,9 +861,9 @@ export function readReturnDate(text: string, replyDate: Date): ReadDay | null {
   let back: ReadDay | null = null;
   let until: ReadDay | null = null;
   let plain: ReadDay | null = null;
-  for (const m of mentions) {
+  for (const [i, m] of mentions.entries()) {
     const cue = cueOf(scan.text, m);
-    const isBackDay = isBack(scan.text, m) || cue === 'after';
+    const isBackDay = isBack(scan.text, m, mentions[i + 1]?.index) || cue === 'after';
     let ms = m.ms;
     if (cue === 'after' && !m.monthOnly) ms += DAY_MS;
     if (!withinAYear(ms, scan.today, !isBackDay)) continue;
