@@ -28,7 +28,10 @@ import { MessageRetentionService } from '../modules/threads/message-retention.se
 import { WebhookDeliveryWorker } from '../modules/webhooks/webhook-delivery.worker.js';
 import { WebhookDispatcher } from '../modules/webhooks/webhook-dispatcher.js';
 import { ManualReplySweeper } from '../modules/sending/manual/manual-reply-sweeper.js';
-import { ReplyCategorizer } from '../modules/reply-categories/reply-categorizer.service.js';
+import {
+  ReplyAiCategorizer,
+  ReplyCategorizer,
+} from '../modules/reply-categories/reply-categorizer.service.js';
 
 /** A service that owns its loop's wake-ups (LISTEN/NOTIFY, hand-offs) receives the loop. */
 export interface LoopOwner {
@@ -106,6 +109,14 @@ export const LOOPS: LoopSpec[] = [
     intervalMs: (_, categorizer) => categorizer.intervalMs,
     firstDelayMs: () => 1_000,
     errorMessage: 'replies not categorised',
+  }),
+  spec({
+    name: 'reply-categorize-ai',
+    provider: ReplyAiCategorizer,
+    pass: (categorizer) => () => categorizer.sweepOnce(),
+    intervalMs: (_, categorizer) => categorizer.intervalMs,
+    firstDelayMs: () => 1_500,
+    errorMessage: 'replies not categorised by their AI provider',
   }),
   spec({
     name: 'idempotency-sweep',

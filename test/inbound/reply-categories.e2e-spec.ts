@@ -407,12 +407,12 @@ describe('reply categories (inbound route, sweep, provider fake)', () => {
       fake.behave(behaviour);
       const s = await sent(t, c);
       const before = fake.requests.length;
-      const id = await reply(c, s, 'Please take me off your mailing list.');
+      const id = await reply(c, s, "I'm not interested, thanks.");
       // Ingestion answered without waiting for the provider, which has not answered yet.
       if (what === 'timeout') expect(await categoryOf(id)).toEqual({ category: null, category_source: null });
       expect([what, await decided(id)]).toEqual([
         what,
-        { category: 'unsubscribe_request', category_source: 'rules' },
+        { category: 'not_interested', category_source: 'rules' },
       ]);
       expect([what, fake.requests.length - before]).toEqual([what, 1]);
     }

@@ -20,6 +20,7 @@ import { CanonicalContactTimezones1799700000000 } from './1799700000000-Canonica
 import { MailReading1799800000000 } from './1799800000000-MailReading.js';
 import { ReplyCategories1799950000000 } from './1799950000000-ReplyCategories.js';
 import { InboxConnections1799970000000 } from './1799970000000-InboxConnections.js';
+import { FairReplyCategories1800100000000 } from './1800100000000-FairReplyCategories.js';
 import { SequencesThatReact1800200000000 } from './1800200000000-SequencesThatReact.js';
 import { InboxHealthCheckClaim1800350000000 } from './1800350000000-InboxHealthCheckClaim.js';
 
@@ -42,6 +43,7 @@ export const MIGRATIONS: Array<new () => object> = [
   MailReading1799800000000,
   ReplyCategories1799950000000,
   InboxConnections1799970000000,
+  FairReplyCategories1800100000000,
   SequencesThatReact1800200000000,
   InboxHealthCheckClaim1800350000000,
 ];

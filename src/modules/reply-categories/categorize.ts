@@ -33,6 +33,8 @@ export interface CategorizeSettings {
    * workspace's `ai_daily_limit` counter here (it counts the call when it answers true).
    */
   allowCall?: () => Promise<boolean>;
+  /** The operator's `AI_MODELS`: false keeps to the rules (`invalid_model`). */
+  allowModel?: (provider: AiProviderName, model: string) => boolean;
 }
 
 /** Why the rules decided although a provider was set; for metrics, never with any text. */
@@ -128,25 +130,48 @@ async function withinBound<T>(
 }
 
 /**
- * The category of an inbound reply (its whole text body: quoted history and signature are removed
- * here, and only what remains is classified or sent to a provider).
+ * What the built-in rules decide without calling anything (the first step, CONTRACT §26): the rules'
+ * category, and whether a provider would be asked at all (`needsAi`: a provider, an allowed model, a
+ * key and some text). Pure.
  */
-export async function categorize(body: string, settings: CategorizeSettings): Promise<CategorizeResult> {
+export function rulesFirst(
+  body: string,
+  settings: CategorizeSettings,
+): { result: CategorizeResult; needsAi: boolean; text: string } {
   const text = replyText(body);
-  const byRules = (fallback?: AiFallbackReason): CategorizeResult => ({
-    category: classifyByRules(text),
-    source: 'rules',
-    ...(fallback ? { fallback } : {}),
+  const byRules = (fallback?: AiFallbackReason) => ({
+    result: { category: classifyByRules(text), source: 'rules' as const, ...(fallback ? { fallback } : {}) },
+    needsAi: false,
+    text,
   });
   const provider = settings.provider;
   if (provider === 'none') return byRules();
   const model = settings.model?.trim();
   if (!model) return byRules('no_model');
   // Checked where it is used too: a model stored before the shape was enforced never reaches a request.
-  if (!isAiModelName(model)) return byRules('invalid_model');
-  const apiKey = settings.apiKeys[provider];
-  if (!apiKey) return byRules('no_key');
+  if (!isAiModelName(model) || settings.allowModel?.(provider, model) === false)
+    return byRules('invalid_model');
+  if (!settings.apiKeys[provider]) return byRules('no_key');
   if (text === '') return byRules('empty_reply');
+  return { ...byRules(), needsAi: true };
+}
+
+/**
+ * The category of an inbound reply (its whole text body: quoted history and signature are removed
+ * here, and only what remains is classified or sent to a provider).
+ */
+export async function categorize(body: string, settings: CategorizeSettings): Promise<CategorizeResult> {
+  const first = rulesFirst(body, settings);
+  if (!first.needsAi) return first.result;
+  const text = first.text;
+  const byRules = (fallback?: AiFallbackReason): CategorizeResult => ({
+    category: first.result.category,
+    source: 'rules',
+    ...(fallback ? { fallback } : {}),
+  });
+  const provider = settings.provider as AiProviderName;
+  const model = settings.model!.trim();
+  const apiKey = settings.apiKeys[provider]!;
   if (settings.allowCall) {
     // A counter that cannot be read (Redis down) must not fail the categorisation: the rules decide.
     const allowed = await settings.allowCall().catch(() => null);

@@ -8,11 +8,12 @@ import { AiDailyLimit } from './ai-daily-limit.js';
 import { ReplyCategoriesController } from './reply-categories.controller.js';
 import { ReplyCategoriesRepository } from './reply-categories.repository.js';
 import { ReplyCategoriesService } from './reply-categories.service.js';
-import { ReplyCategorizer } from './reply-categorizer.service.js';
+import { CategoryApplier, ReplyAiCategorizer, ReplyCategorizer } from './reply-categorizer.service.js';
 
 /**
  * Reply categories (CONTRACT §20): `categorize` (rules and the workspace's AI provider), the
- * `reply-categorize` sweep that decides recorded replies (worker role), their effects, and
+ * `reply-categorize` (rules) and `reply-categorize-ai` (providers, round-robin across workspaces) loops
+ * that decide recorded replies (worker role), their effects, and
  * `PATCH /threads/{id}` to correct one.
  */
 @Module({
@@ -23,8 +24,10 @@ import { ReplyCategorizer } from './reply-categorizer.service.js';
     ReplyCategoriesRepository,
     ReplyCategoriesService,
     ReplyCategorizer,
+    ReplyAiCategorizer,
+    CategoryApplier,
     AiDailyLimit,
   ],
-  exports: [ReplyCategorizer],
+  exports: [ReplyCategorizer, ReplyAiCategorizer],
 })
 export class ReplyCategoriesModule {}

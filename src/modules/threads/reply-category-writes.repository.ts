@@ -32,16 +32,16 @@ export class ReplyCategoryWritesRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
   /**
-   * Claims up to `batch` uncategorised replies, oldest first, whose lease is absent or expired
-   * (idx_messages_uncategorised): each is leased for `leaseSeconds`, so a process that dies mid-way
-   * leaves it to be taken again. Other processes skip the rows being claimed.
+   * Claims up to `batch` replies the rules have not seen yet, oldest first, whose lease is absent or
+   * expired (idx_messages_uncategorised): each is leased for `leaseSeconds`, so a process that dies
+   * mid-way leaves it to be taken again. Other processes skip the rows being claimed.
    */
   claimUncategorisedAcrossWorkspaces(batch: number, leaseSeconds: number): Promise<ClaimedReply[]> {
     return rows<ClaimedReply>(
       this.ds.manager,
       `WITH claimed AS (
          SELECT id FROM messages
-         WHERE kind = 'reply' AND category IS NULL
+         WHERE kind = 'reply' AND category IS NULL AND NOT category_awaiting_ai
            AND (category_lease_until IS NULL OR category_lease_until < now())
          ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
        UPDATE messages m SET category_lease_until = now() + make_interval(secs => $2)
@@ -49,6 +49,53 @@ export class ReplyCategoryWritesRepository {
        WHERE m.id = c.id AND w.id = m.workspace_id
        RETURNING m.id, m.workspace_id, m.body, w.config`,
       [batch, leaseSeconds],
+    );
+  }
+
+  /**
+   * Claims up to `batch` replies waiting for their workspace's AI provider, round-robin across
+   * workspaces (idx_messages_awaiting_ai): each workspace's waiting replies are ranked oldest first,
+   * the rank raised by the replies of that workspace already in flight (leased, in any process), and
+   * the lowest ranks are taken first. So every workspace with a reply waiting gets a slot before any
+   * gets a second, whatever its backlog, and a workspace whose provider hangs holds no more slots than
+   * its turn. Leased like the rules' claim.
+   */
+  claimAwaitingAiAcrossWorkspaces(batch: number, leaseSeconds: number): Promise<ClaimedReply[]> {
+    return rows<ClaimedReply>(
+      this.ds.manager,
+      `WITH waiting AS (
+         SELECT id, workspace_id, row_number() OVER (PARTITION BY workspace_id ORDER BY id) AS rn
+         FROM messages
+         WHERE kind = 'reply' AND category IS NULL AND category_awaiting_ai
+           AND (category_lease_until IS NULL OR category_lease_until < now())
+       ), in_flight AS (
+         SELECT workspace_id, count(*) AS n FROM messages
+         WHERE kind = 'reply' AND category IS NULL AND category_awaiting_ai AND category_lease_until >= now()
+         GROUP BY workspace_id
+       ), claimed AS (
+         SELECT x.id FROM messages x
+         JOIN waiting r ON r.id = x.id
+         LEFT JOIN in_flight f ON f.workspace_id = r.workspace_id
+         ORDER BY r.rn + coalesce(f.n, 0), r.id
+         LIMIT $1 FOR UPDATE OF x SKIP LOCKED)
+       UPDATE messages m SET category_lease_until = now() + make_interval(secs => $2)
+       FROM claimed c, workspaces w
+       WHERE m.id = c.id AND w.id = m.workspace_id
+       RETURNING m.id, m.workspace_id, m.body, w.config`,
+      [batch, leaseSeconds],
+    );
+  }
+
+  /**
+   * The rules left these replies to the workspace's AI provider: their lease is given back and the
+   * AI step's claim sees them.
+   */
+  async markAwaitingAiAcrossWorkspaces(ids: number[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.ds.query(
+      `UPDATE messages SET category_awaiting_ai = true, category_lease_until = NULL
+       WHERE id = ANY($1::bigint[]) AND kind = 'reply' AND category IS NULL`,
+      [ids],
     );
   }
 

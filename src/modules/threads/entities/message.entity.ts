@@ -25,7 +25,12 @@ export type MessageStatus = 'sending' | 'sent' | 'failed' | 'received';
   where: 'idempotency_key IS NOT NULL',
 })
 @Index('idx_messages_outbound_to', ['workspaceId', 'toAddress', 'id'], { where: "direction = 'outbound'" })
-@Index('idx_messages_uncategorised', ['id'], { where: "kind = 'reply' AND category IS NULL" })
+@Index('idx_messages_uncategorised', ['id'], {
+  where: "kind = 'reply' AND category IS NULL AND NOT category_awaiting_ai",
+})
+@Index('idx_messages_awaiting_ai', ['workspaceId', 'id'], {
+  where: "kind = 'reply' AND category IS NULL AND category_awaiting_ai",
+})
 @Index('idx_messages_manual_sending', ['smtpStartedAt'], { where: "status = 'sending' AND kind = 'manual'" })
 export class Message {
   @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: number;
@@ -67,6 +72,11 @@ export class Message {
   @Column({ type: 'text', nullable: true }) category: ReplyCategory | null;
   /** `rules`, `ai` or `manual` (`PATCH /threads/{id}`); null while `category` is. */
   @Column({ type: 'text', nullable: true }) categorySource: CategorySource | null;
+  /**
+   * The rules have seen the reply and left it to the workspace's AI provider (CONTRACT §26): claimed
+   * round-robin across workspaces by the `reply-categorize-ai` loop.
+   */
+  @Column({ type: 'boolean', default: false }) categoryAwaitingAi: boolean;
   /** Internal: the categorising sweep's claim; an expired lease is taken again. */
   @Timestamp() categoryLeaseUntil: Date | null;
   @CreatedAt() createdAt: Date;
