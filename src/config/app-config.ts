@@ -26,6 +26,12 @@ export interface AppConfig {
   /** Prefix for every Redis key this process writes (Bull queues, rate limits). */
   redisPrefix: string;
   publicUrl: string;
+  /**
+   * OAUTH_RETURN_ORIGINS: the origins an OAuth flow's `return_url` may be on (comma-separated);
+   * default the service's own: PUBLIC_URL's origin, or http://localhost:<port> and
+   * http://127.0.0.1:<port> without one.
+   */
+  oauthReturnOrigins: string[];
   apiKeyPepper: string;
   /** The newest of `encryptionKeys`: the key new values are sealed with. */
   encryptionKey: Buffer;
@@ -152,6 +158,29 @@ function aiSettings(env: NodeJS.ProcessEnv): AppConfig['ai'] {
 
 export class ConfigError extends Error {}
 
+/** OAUTH_RETURN_ORIGINS, each an http(s) origin (scheme, host, port; no path); see `oauthReturnOrigins`. */
+function returnOrigins(env: NodeJS.ProcessEnv, publicUrl: string, port: number): string[] {
+  const listed = listVar(env, 'OAUTH_RETURN_ORIGINS');
+  if (listed.length === 0) {
+    if (env.PUBLIC_URL) return [new URL(publicUrl).origin];
+    return [`http://localhost:${port}`, `http://127.0.0.1:${port}`];
+  }
+  return listed.map((raw) => {
+    let url: URL | undefined;
+    try {
+      url = new URL(raw);
+    } catch {
+      url = undefined;
+    }
+    if (!url || !['http:', 'https:'].includes(url.protocol) || raw.replace(/\/+$/, '') !== url.origin) {
+      throw new ConfigError(
+        `OAUTH_RETURN_ORIGINS entry "${raw}" must be an origin such as https://app.example.com (no path)`,
+      );
+    }
+    return url.origin;
+  });
+}
+
 function intVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -226,12 +255,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const pepper = required(env, 'API_KEY_PEPPER');
   if (pepper.length < 16) throw new ConfigError('API_KEY_PEPPER must be at least 16 characters');
   const imapPollSeconds = intVar(env, 'IMAP_POLL_SECONDS', 60, 1, 86_400);
+  const publicUrl = (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, '');
   return {
     port,
     databaseUrl: required(env, 'DATABASE_URL'),
     redisUrl: env.REDIS_URL ?? '',
     redisPrefix: env.REDIS_PREFIX || 'svc',
-    publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
+    publicUrl,
+    oauthReturnOrigins: returnOrigins(env, publicUrl, port),
     apiKeyPepper: pepper,
     encryptionKey: encryptionKeys[0],
     encryptionKeys,

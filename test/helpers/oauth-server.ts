@@ -18,6 +18,10 @@ export interface FakeOAuthServer {
   accessTtlSeconds: number;
   /** When true, /token answers 503. */
   down: boolean;
+  /** When true, /token reads the request and never answers (the connection stays open). */
+  hang: boolean;
+  /** When set, /token answers 200 with a JSON body of this many bytes (padding in an extra field). */
+  tokenAnswerBytes: number | null;
   /** The address the next consent is given for. */
   nextEmail: string;
   /**
@@ -58,6 +62,8 @@ export async function startOAuthServer(): Promise<FakeOAuthServer> {
     clientSecret: 'client-secret-test',
     accessTtlSeconds: 3600,
     down: false,
+    hang: false,
+    tokenAnswerBytes: null,
     nextEmail: 'ada@example.test',
     microsoftStyle: false,
     refreshCalls: new Map(),
@@ -70,7 +76,11 @@ export async function startOAuthServer(): Promise<FakeOAuthServer> {
     revoke: (email) => {
       for (const v of refresh.values()) if (v.email === email) v.revoked = true;
     },
-    close: () => new Promise((r) => server.close(() => r())),
+    close: () =>
+      new Promise((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
   };
   const issueAccess = (email: string): { access_token: string; expires_in: number } => {
     const t = token('at');
@@ -109,6 +119,17 @@ export async function startOAuthServer(): Promise<FakeOAuthServer> {
       if (req.method === 'POST' && url.pathname === '/token') {
         if (state.down) return json(res, 503, { error: 'temporarily_unavailable' });
         const p = await body(req);
+        if (state.hang) return; // never answered; closed with the server
+        if (state.tokenAnswerBytes !== null) {
+          const head = JSON.stringify({
+            token_type: 'Bearer',
+            access_token: 'at_big',
+            expires_in: 3600,
+            pad: '',
+          });
+          const pad = 'x'.repeat(Math.max(0, state.tokenAnswerBytes - head.length));
+          return json(res, 200, { token_type: 'Bearer', access_token: 'at_big', expires_in: 3600, pad });
+        }
         if (p.get('client_id') !== state.clientId || p.get('client_secret') !== state.clientSecret) {
           return json(res, 401, { error: 'invalid_client' });
         }

@@ -60,6 +60,7 @@ describe('OAuth 2.0 inboxes (fake authorization server, XOAUTH2-only SMTP)', () 
       SEND_TICK_MS: '50',
       SEND_MIN_GAP_SECONDS: '0',
       IMAP_POLL_SECONDS: '3600',
+      OAUTH_RETURN_ORIGINS: 'https://app.example.com,http://localhost:3000',
     });
     delete process.env.OAUTH_MICROSOFT_CLIENT_ID;
     resetConfig();
@@ -83,7 +84,11 @@ describe('OAuth 2.0 inboxes (fake authorization server, XOAUTH2-only SMTP)', () 
     jest.restoreAllMocks();
     // Later files of the same run share this process's environment.
     for (const name of Object.keys(process.env)) {
-      if (/^(OAUTH_(GOOGLE|MICROSOFT)_|GOOGLE_(SMTP|IMAP)_|MICROSOFT_(SMTP|IMAP)_)/.test(name))
+      if (
+        /^(OAUTH_(GOOGLE|MICROSOFT)_|OAUTH_RETURN_ORIGINS|GOOGLE_(SMTP|IMAP)_|MICROSOFT_(SMTP|IMAP)_)/.test(
+          name,
+        )
+      )
         delete process.env[name];
     }
     resetConfig();
@@ -194,8 +199,10 @@ describe('OAuth 2.0 inboxes (fake authorization server, XOAUTH2-only SMTP)', () 
     const consent = await fetch(start.body.data.authorization_url as string, { redirect: 'manual' });
     const late = new URL(consent.headers.get('location')!);
     const expired = keep(await http().get(`${late.pathname}${late.search}`));
-    expect(expired.status).toBe(303);
-    expect(new URL(expired.headers.location as string).searchParams.get('error')).toBe('expired_state');
+    // An expired flow never redirects (its return_url may be long stale): the page says why.
+    expect(expired.status).toBe(400);
+    expect(expired.headers.location).toBeUndefined();
+    expect(expired.text).toContain('expired_state');
     expect(await db.getRepository(Inbox).count()).toBe(before + 1); // bob only
     expect(await db.getRepository(Inbox).countBy({ email: 'late@oauth-mail.test' })).toBe(0);
 
@@ -204,6 +211,70 @@ describe('OAuth 2.0 inboxes (fake authorization server, XOAUTH2-only SMTP)', () 
     expect(ms.body.error.type).toBe('conflict');
     expect((await api(app, t.token).post('/inboxes/oauth/yahoo/start').send({})).status).toBe(404);
   });
+
+  it('return_url must be on an allowed origin (OAUTH_RETURN_ORIGINS): another origin is 422 at the start, and an unknown flow never redirects', async () => {
+    for (const bad of [
+      'https://evil.example/phish',
+      'https://app.example.com.evil.example/x',
+      'http://app.example.com/x', // another scheme is another origin
+      'https://app.example.com:8443/x',
+    ]) {
+      const res = keep(await api(app, t.token).post('/inboxes/oauth/google/start').send({ return_url: bad }));
+      expect({ bad, status: res.status }).toEqual({ bad, status: 422 });
+      expect(res.body.error).toMatchObject({ type: 'validation_failed', field: 'return_url' });
+      expect(res.body.error.message).toContain('OAUTH_RETURN_ORIGINS');
+    }
+    expect(await q('SELECT 1 FROM oauth_flows WHERE return_url LIKE $1', ['%evil%'])).toEqual([]);
+    const ok = keep(
+      await api(app, t.token)
+        .post('/inboxes/oauth/google/start')
+        .send({ return_url: 'http://localhost:3000/settings' }),
+    );
+    expect(ok.status).toBe(201);
+    // A state that was never started (or already used) answers the page, never a redirect.
+    const unknown = keep(await http().get(`/oauth/google/callback?code=x&state=${ok.body.data.state}x`));
+    expect(unknown.status).toBe(400);
+    expect(unknown.headers.location).toBeUndefined();
+  });
+
+  it('the token call gives up after 10 s (a hanging endpoint) and refuses an answer over 1 MiB; nothing is connected', async () => {
+    const before = await db.getRepository(Inbox).count();
+    oauth.hang = true;
+    const hung = Date.now();
+    try {
+      const { res } = await connect('hang@oauth-mail.test', 'https://app.example.com/back');
+      const took = Date.now() - hung;
+      expect(res.status).toBe(303);
+      expect(new URL(res.headers.location as string).searchParams.get('error')).toBe('provider_unavailable');
+      // 10 s, not openid-client's 30 s default (the client metadata's `timeout` was ignored).
+      expect(took).toBeGreaterThanOrEqual(9_500);
+      expect(took).toBeLessThan(15_000);
+    } finally {
+      oauth.hang = false;
+    }
+    expect(said.some((line) => line.includes('(timeout)'))).toBe(true);
+
+    oauth.tokenAnswerBytes = 2 * 1024 * 1024;
+    try {
+      const { res } = await connect('big@oauth-mail.test', 'https://app.example.com/back');
+      expect(res.status).toBe(303);
+      expect(new URL(res.headers.location as string).searchParams.get('error')).toBe('provider_unavailable');
+    } finally {
+      oauth.tokenAnswerBytes = null;
+    }
+    expect(said.some((line) => line.includes('response_too_large'))).toBe(true);
+    // Just under the limit is read as usual (the padding is an unknown field).
+    oauth.tokenAnswerBytes = 1000 * 1024;
+    try {
+      const { res } = await connect('near@oauth-mail.test', 'https://app.example.com/back');
+      // No refresh token in that answer: refused for that reason, not for its size.
+      expect(new URL(res.headers.location as string).searchParams.get('error')).toBe('provider_unavailable');
+    } finally {
+      oauth.tokenAnswerBytes = null;
+    }
+    expect(said.filter((line) => line.includes('response_too_large'))).toHaveLength(1);
+    expect(await db.getRepository(Inbox).count()).toBe(before);
+  }, 40_000);
 
   it('refreshes a short-lived access token once per expiry however many workers ask', async () => {
     oauth.accessTtlSeconds = 4;

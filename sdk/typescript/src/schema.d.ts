@@ -1805,7 +1805,7 @@ export interface components {
         };
         StartOAuthDto: {
             /**
-             * @description Where the callback sends the browser when it is done (303), with `inbox_id` or `error` in the query; without it the callback answers a small HTML page
+             * @description Where the callback sends the browser when it is done (303), with `inbox_id` or `error` in the query; without it the callback answers a small HTML page. Must be on an origin the operator allows (OAUTH_RETURN_ORIGINS; default the service's own): another origin answers 422
              * @example https://app.example.com/settings/inboxes
              */
             return_url?: string;
@@ -16921,7 +16921,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description To the flow's return_url, with `inbox_id` (connected) or `error` (invalid_state, expired_state, access_denied, grant_refused, provider_unavailable, invalid_account) in the query */
+            /** @description To the flow's return_url (on an origin of OAUTH_RETURN_ORIGINS), with `inbox_id` (connected) or `error` (access_denied, grant_refused, provider_unavailable, invalid_account) in the query; an unknown or expired flow never redirects */
             303: {
                 headers: {
                     /** @description The return_url with the outcome */
@@ -16931,7 +16931,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Nothing was connected (no return_url): forged, reused or expired state, refused consent, provider failure */
+            /** @description Nothing was connected: a forged, reused or expired state (whatever the return_url), or, without a return_url, refused consent or a provider failure */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -89,13 +89,13 @@ export class OAuthCallbackController {
   @ApiResponse({
     status: 303,
     description:
-      "To the flow's return_url, with `inbox_id` (connected) or `error` (invalid_state, expired_state, access_denied, grant_refused, provider_unavailable, invalid_account) in the query",
+      "To the flow's return_url (on an origin of OAUTH_RETURN_ORIGINS), with `inbox_id` (connected) or `error` (access_denied, grant_refused, provider_unavailable, invalid_account) in the query; an unknown or expired flow never redirects",
     headers: { Location: { description: 'The return_url with the outcome', schema: { type: 'string' } } },
   })
   @ApiResponse({
     status: 400,
     description:
-      'Nothing was connected (no return_url): forged, reused or expired state, refused consent, provider failure',
+      'Nothing was connected: a forged, reused or expired state (whatever the return_url), or, without a return_url, refused consent or a provider failure',
     content: html(page('Inbox not connected', `<p>${REASONS.invalid_state}</p><p>Reason: invalid_state</p>`)),
   })
   async callback(

@@ -56,6 +56,15 @@ export function stateSigned(state: unknown): state is string {
   return safeEqual(Buffer.from(mac), Buffer.from(sign(nonce)));
 }
 
+/** The origin of a URL (`null` when it is none). */
+const originOf = (url: string): string => {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'null';
+  }
+};
+
 export const isOAuthProvider = (p: string): p is OAuthProviderName =>
   (OAUTH_PROVIDERS as readonly string[]).includes(p);
 
@@ -76,6 +85,12 @@ export class InboxOAuthService {
     returnUrl: string | null,
   ): Promise<{ authorization_url: string; state: string; expires_at: string }> {
     const p = appConfig().mailProviders[provider];
+    if (returnUrl !== null && !appConfig().oauthReturnOrigins.includes(originOf(returnUrl))) {
+      throw ApiError.validation(
+        'return_url',
+        `return_url must be on an origin the operator allows (OAUTH_RETURN_ORIGINS: ${appConfig().oauthReturnOrigins.join(', ')})`,
+      );
+    }
     if (!p.clientId) {
       throw ApiError.conflict(
         `OAuth for ${provider} is not configured: set OAUTH_${provider.toUpperCase()}_CLIENT_ID and _CLIENT_SECRET`,
@@ -104,8 +119,14 @@ export class InboxOAuthService {
       return { ok: false, error: 'invalid_state', returnUrl: null };
     const flow = await this.flows.takeByStateAcrossWorkspaces(stateHash(state));
     if (!flow || flow.provider !== provider) return { ok: false, error: 'invalid_state', returnUrl: null };
-    const returnUrl = flow.returnUrl;
-    if (flow.expiresAt.getTime() <= Date.now()) return { ok: false, error: 'expired_state', returnUrl };
+    // An expired flow never redirects: its return_url was checked against the origins of 10 minutes
+    // ago at most, and a stale link must not become a redirect to anywhere.
+    if (flow.expiresAt.getTime() <= Date.now()) return { ok: false, error: 'expired_state', returnUrl: null };
+    // Checked again at the callback: the operator may have narrowed OAUTH_RETURN_ORIGINS meanwhile.
+    const returnUrl =
+      flow.returnUrl !== null && appConfig().oauthReturnOrigins.includes(originOf(flow.returnUrl))
+        ? flow.returnUrl
+        : null;
     if (typeof query.error === 'string' || typeof query.code !== 'string') {
       return { ok: false, error: 'access_denied', returnUrl };
     }

@@ -30,11 +30,22 @@ import type { Inbox } from '../entities/inbox.entity.js';
 import { registerImapAccessTokenProvider } from '../imap-auth.js';
 import { openRefreshToken, sealRefreshToken } from '../inbox-credentials.js';
 import { InboxesRepository } from '../inboxes.repository.js';
-import { OAuthGrantRefused, OAuthUnavailable, refreshAccessToken, type TokenSet } from './oauth-client.js';
+import {
+  OAUTH_TIMEOUT_MS,
+  OAuthGrantRefused,
+  OAuthUnavailable,
+  refreshAccessToken,
+  type TokenSet,
+} from './oauth-client.js';
 
 /** The longest a worker waits for another process's refresh. */
 const WAIT_FOR_REFRESH_MS = 15_000;
-const LOCK_MS = 20_000;
+/**
+ * Held by the refreshing process: longer than the longest refresh can take (discovery and the token
+ * call, OAUTH_TIMEOUT_MS each, plus margin), so it never lapses while the request still runs and a
+ * second process refreshes the same grant at once.
+ */
+const LOCK_MS = 2 * OAUTH_TIMEOUT_MS + 10_000;
 /** How long a refusal / an outage is remembered for the other workers. */
 const REFUSED_MS = 60_000;
 const UNAVAILABLE_MS = 5_000;

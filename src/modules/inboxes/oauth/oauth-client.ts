@@ -13,8 +13,53 @@ import * as client from 'openid-client';
 import { appConfig } from '../../../config/app-config.js';
 import type { MailProviderConfig, OAuthProviderName } from '../../../config/mail-providers.js';
 
-/** Requests to the provider give up after this long. */
-const OAUTH_TIMEOUT_SECONDS = 10;
+/** Requests to the provider (discovery, token, user-info) give up after this long, body included. */
+export const OAUTH_TIMEOUT_MS = 10_000;
+/** A provider's answer larger than this is refused (a token answer is a few KiB). */
+export const OAUTH_MAX_RESPONSE_BYTES = 1024 * 1024;
+
+/** Raised by `boundedFetch` for an answer over OAUTH_MAX_RESPONSE_BYTES. */
+class ResponseTooLarge extends Error {
+  readonly code = 'response_too_large';
+}
+
+/**
+ * Every HTTP request openid-client makes goes through here (its `customFetch`): the library's own
+ * `timeout` is 30 s unless set on the Configuration, and it reads any answer whole. This one aborts
+ * after OAUTH_TIMEOUT_MS (connecting, waiting and reading the body alike) and stops reading past
+ * OAUTH_MAX_RESPONSE_BYTES, so a hostile or broken endpoint costs at most that much time and memory.
+ */
+export const boundedFetch: client.CustomFetch = async (url, options) => {
+  const timeout = AbortSignal.timeout(OAUTH_TIMEOUT_MS);
+  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+  const res = await fetch(url, { ...options, signal });
+  const declared = Number(res.headers.get('content-length') ?? 0);
+  if (declared > OAUTH_MAX_RESPONSE_BYTES) {
+    await res.body?.cancel().catch(() => undefined);
+    throw new ResponseTooLarge(`answer of ${declared} bytes refused`);
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (res.body) {
+    const reader = res.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > OAUTH_MAX_RESPONSE_BYTES) {
+        await reader.cancel().catch(() => undefined);
+        throw new ResponseTooLarge(`answer over ${OAUTH_MAX_RESPONSE_BYTES} bytes refused`);
+      }
+      chunks.push(value);
+    }
+  }
+  const nullBody = [101, 204, 205, 304].includes(res.status);
+  return new Response(nullBody ? null : Buffer.concat(chunks), {
+    status: res.status,
+    statusText: res.statusText,
+    headers: res.headers,
+  });
+};
 
 export class OAuthGrantRefused extends Error {
   constructor(readonly provider: OAuthProviderName) {
@@ -64,14 +109,18 @@ export function oauthConfig(provider: OAuthProviderName): Promise<client.Configu
 }
 
 async function build(p: MailProviderConfig): Promise<client.Configuration> {
-  const metadata = { client_secret: p.clientSecret, timeout: OAUTH_TIMEOUT_SECONDS };
+  const metadata = { client_secret: p.clientSecret };
+  const timeout = OAUTH_TIMEOUT_MS / 1000;
   if (!p.endpointsOverridden) {
     const issuer =
       p.name === 'microsoft'
         ? new URL(p.authorizationUrl.replace(/\/oauth2\/v2\.0\/authorize$/, '/v2.0'))
         : new URL(p.issuer);
     try {
-      return await client.discovery(issuer, p.clientId, metadata);
+      return await client.discovery(issuer, p.clientId, metadata, undefined, {
+        timeout,
+        [client.customFetch]: boundedFetch,
+      });
     } catch {
       throw new OAuthUnavailable(p.name, 'discovery failed');
     }
@@ -86,6 +135,8 @@ async function build(p: MailProviderConfig): Promise<client.Configuration> {
     p.clientId,
     metadata,
   );
+  config.timeout = timeout;
+  config[client.customFetch] = boundedFetch;
   if ([p.authorizationUrl, p.tokenUrl, p.userinfoUrl].every(isLoopback)) client.allowInsecureRequests(config);
   return config;
 }
@@ -184,9 +235,14 @@ function classify(provider: OAuthProviderName, err: unknown, what: string): Erro
   if (err instanceof OAuthGrantRefused || err instanceof OAuthUnavailable) return err;
   if (err instanceof client.ResponseBodyError && err.error === 'invalid_grant')
     return new OAuthGrantRefused(provider);
+  const cause = (err as { cause?: unknown } | null)?.cause;
   const code =
     err instanceof client.ResponseBodyError
       ? err.error
-      : ((err as { code?: string } | null)?.code ?? 'error');
+      : err instanceof ResponseTooLarge || cause instanceof ResponseTooLarge
+        ? 'response_too_large'
+        : (err as Error | null)?.name === 'TimeoutError' || (cause as Error | null)?.name === 'TimeoutError'
+          ? 'timeout'
+          : ((err as { code?: string } | null)?.code ?? 'error');
   return new OAuthUnavailable(provider, `${what} (${code})`);
 }

@@ -6,7 +6,7 @@ export class StartOAuthDto {
     maxLength: 2000,
     example: 'https://app.example.com/settings/inboxes',
     description:
-      'Where the callback sends the browser when it is done (303), with `inbox_id` or `error` in the query; without it the callback answers a small HTML page',
+      "Where the callback sends the browser when it is done (303), with `inbox_id` or `error` in the query; without it the callback answers a small HTML page. Must be on an origin the operator allows (OAUTH_RETURN_ORIGINS; default the service's own): another origin answers 422",
   })
   @IsOptional()
   @IsString()
