@@ -208,4 +208,61 @@ describe('subsequences: moving on a reply category', () => {
     await new Promise((r) => setTimeout(r, 500));
     expect(mailsTo('corrbob@example.com')).toHaveLength(2);
   });
+
+  it('completing every step without a reply moves the contact into the `completed` subsequence, once', async () => {
+    const t = await createTenant(app);
+    const c = await seedCampaign(q, {
+      workspaceId: t.workspaceId,
+      smtpPort: sink.port,
+      steps: [{ subject: 'Only {{ first_name }}', body: 'The only step.' }],
+    });
+    const res = await api(app, t.token)
+      .post(`/campaigns/${c.campaignId}/subsequences`)
+      .send({
+        name: 'Breakup',
+        trigger: { type: 'completed' },
+        sequence_id: await subSequence(t, 'Closing the loop.'),
+      });
+    expect(res.status).toBe(201);
+    const sent = new Map<string, FirstSend>();
+    await sendFirstSteps(q, t.workspaceId, c.campaignId, ['donecat'], sent);
+    const cat = sent.get('donecat')!;
+    const second = await waitFor(
+      async () => mailsTo('donecat@example.com')[1] ?? null,
+      'completed subsequence sent',
+    );
+    const first = mailsTo('donecat@example.com')[0];
+    expect(second.parsed.text).toContain('Closing the loop.');
+    expect(second.from).toBe(first.from);
+    expect(second.parsed.subject).toBe(`Re: ${first.parsed.subject}`);
+    expect(second.parsed.inReplyTo).toBe(cat.messageId);
+    expect(await one('SELECT status FROM enrollments WHERE id = $1', [cat.enrollmentId])).toEqual({
+      status: 'completed',
+    });
+    const sub = await waitFor(
+      async () =>
+        (await one<{ status: string } | undefined>(
+          'SELECT status FROM enrollments WHERE contact_id = $1 AND subsequence_id = $2',
+          [cat.contactId, res.body.data.id],
+        )) ?? null,
+      'subsequence enrollment',
+    );
+    await waitFor(
+      async () =>
+        (sub &&
+          (
+            await one<{ status: string }>(
+              'SELECT status FROM enrollments WHERE contact_id = $1 AND subsequence_id = $2',
+              [cat.contactId, res.body.data.id],
+            )
+          ).status === 'completed') ||
+        null,
+      'subsequence completed',
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    expect(mailsTo('donecat@example.com')).toHaveLength(2);
+    expect(
+      (await q('SELECT id FROM enrollments WHERE contact_id = $1', [cat.contactId])) as unknown[],
+    ).toHaveLength(2);
+  });
 });

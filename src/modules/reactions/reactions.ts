@@ -220,6 +220,20 @@ export class Reactions {
     return true;
   }
 
+  /**
+   * An enrollment received every step without a reply (CONTRACT §23): the campaign's first active
+   * `completed` subsequence is entered, due `start_after_days` later, in the same thread.
+   */
+  async afterCompleted(m: EntityManager, e: Enrollment): Promise<boolean> {
+    // The campaign's own steps: a subsequence that runs out moves nobody on.
+    if (e.subsequenceId !== null) return false;
+    const subs = await this.subsequences.ofCampaign(e.workspaceId, e.campaignId, m);
+    const target = subs.find((s) => s.status === 'active' && s.trigger.type === 'completed');
+    if (!target) return false;
+    const threadId = await this.threads.threadOfEnrollment(e.workspaceId, e.id, m);
+    return this.enter(m, threadId, e, target, new Date(), 'completed');
+  }
+
   /** A bounce report matched to a sent message (CONTRACT §18). */
   afterBounce(m: EntityManager, b: Bounce): Promise<{ suppressed: boolean; senderSide: boolean }> {
     return this.effects.recordBounce(m, b);

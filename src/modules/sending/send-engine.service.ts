@@ -41,6 +41,7 @@ import { MetricCounters } from '../analytics/metrics.js';
 import { ContactWritesRepository } from '../contacts/contact-writes.repository.js';
 import { EnrollmentEffects } from '../enrollments/enrollment-effects.js';
 import { EnrollmentStepsRepository } from '../enrollments/enrollment-steps.repository.js';
+import { Reactions } from '../reactions/reactions.js';
 import { Outbox } from '../events/outbox.js';
 import { OAuthGrantRefused } from '../inboxes/oauth/oauth-client.js';
 import { MessageWritesRepository } from '../threads/message-writes.repository.js';
@@ -98,8 +99,9 @@ export class SendEngine {
     outbox: Outbox,
     counters: MetricCounters,
     private readonly inboxes: InboxStateRepository,
+    reactions: Reactions,
   ) {
-    const writers = { messages, enrollments, contacts, effects, outbox, counters, inboxes };
+    const writers = { messages, enrollments, contacts, effects, outbox, counters, inboxes, reactions };
     this.finaliser = new Finaliser(sends, writers);
     this.failures = new SendFailures(ds, writers);
     this.recorder = new StepRecorder(sends, capacity, this.finaliser, this.failures, writers);

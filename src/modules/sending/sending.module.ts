@@ -5,6 +5,7 @@ import { ContactsModule } from '../contacts/contacts.module.js';
 import { EnrollmentsModule } from '../enrollments/enrollments.module.js';
 import { EventsModule } from '../events/events.module.js';
 import { InboxesModule } from '../inboxes/inboxes.module.js';
+import { ReactionsModule } from '../reactions/reactions.module.js';
 import { ThreadsModule } from '../threads/threads.module.js';
 import { CapacityRepository } from './engine/capacity.repository.js';
 import { SendRepository } from './engine/send.repository.js';
@@ -31,6 +32,7 @@ import { ManualReplySweeper } from './manual/manual-reply-sweeper.js';
     EnrollmentsModule,
     EventsModule,
     ThreadsModule,
+    ReactionsModule,
   ],
   controllers: [ManualReplyController],
   providers: [

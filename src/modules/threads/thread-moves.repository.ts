@@ -22,7 +22,20 @@ export class ThreadMovesRepository {
     ]);
   }
 
-  /** The thread's inbox and subject. */
+  /** The thread an enrollment's steps went out in, if any. */
+  async threadOfEnrollment(
+    workspaceId: WorkspaceId,
+    enrollmentId: number,
+    m: EntityManager,
+  ): Promise<number | null> {
+    const [row] = (await m.query(
+      `SELECT id FROM threads WHERE workspace_id = $1 AND enrollment_id = $2 ORDER BY id LIMIT 1`,
+      [workspaceId, enrollmentId],
+    )) as Array<{ id: string }>;
+    return row ? Number(row.id) : null;
+  }
+
+  /** The thread's inbox and current enrollment. */
   async findThread(
     workspaceId: WorkspaceId,
     threadId: number,

@@ -12,6 +12,7 @@ import type { Outbox } from '../../events/outbox.js';
 import type { Inbox } from '../../inboxes/entities/inbox.entity.js';
 import type { InboxStateRepository } from '../../inboxes/inbox-state.repository.js';
 import type { SequenceStep } from '../../sequences/entities/sequence.entity.js';
+import type { Reactions } from '../../reactions/reactions.js';
 import type { MessageWritesRepository } from '../../threads/message-writes.repository.js';
 import type { WorkspaceConfig } from '../../workspaces/workspace-config.js';
 import { SMTP_SEND_DEADLINE_MS } from '../smtp-transport.pool.js';
@@ -163,4 +164,6 @@ export interface EngineWriters {
   outbox: Outbox;
   counters: MetricCounters;
   inboxes: InboxStateRepository;
+  /** What happens next to a contact whose enrollment completed (a `completed` subsequence). */
+  reactions: Reactions;
 }

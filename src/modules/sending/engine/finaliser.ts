@@ -191,6 +191,8 @@ export class Finaliser {
         data: { enrollment: toEnrollmentView(e) },
       });
       writes.metric(e.workspaceId, e.campaignId, 'completed', now);
+      // A `completed` subsequence moves the contact on, in this transaction.
+      await this.w.reactions.afterCompleted(m, e);
     }
   }
 }
