@@ -134,8 +134,23 @@ function complaintSignal(mail: ParsedMail, raw: string, ses: SesNotification | n
  * postmaster) and mailing-list managers' (fml's `-admin`, Mailman's `-bounces`/`-owner`/`-request`,
  * Majordomo's `owner-`, LISTSERV, Sympa, ezmlm).
  */
-const MACHINE_ADDRESS =
-  /(?:^|[\s<"(])(?:mailer[-_]?daemon|postmaster|mail[-_]?daemon|mdaemon|owner-[^\s@<>"]{1,64}|[^\s@<>"]{1,64}-(?:owner|admin|request|bounces?|errors?)|fml|majordomo|listserv|mailman|sympa|ezmlm)@/i;
+const DAEMON_ADDRESS = /(?:^|[\s<"(])(?:mailer[-_]?daemon|postmaster|mail[-_]?daemon|mdaemon)@/i;
+const LIST_SOFTWARE_ADDRESS =
+  /(?:^|[\s<"(])(?:owner-[^\s@<>"]{1,64}|[^\s@<>"]{1,64}-(?:owner|admin|request|bounces?|errors?)|fml|majordomo|listserv|mailman|sympa|ezmlm)@/i;
+/**
+ * Headers list software writes on what it sends (RFC 2369, RFC 2919, fml, Mailman); mailparser gathers
+ * the `List-*` ones under `list`.
+ */
+const LIST_HEADERS = [
+  'list-id',
+  'list-post',
+  'list-unsubscribe',
+  'x-mlserver',
+  'x-ml-name',
+  'x-beenthere',
+  'x-mailman-version',
+  'mailing-list',
+];
 /** Words of a report: a failed delivery, or list software refusing or looping a post. */
 const REPORT_WORDS =
   /could not be delivered|couldn't be delivered|wasn't delivered|undeliverable|delivery (?:has )?failed|permanent (?:error|failure|fatal)|following address(?:es)? failed|failed permanently|unable to deliver|user unknown|unknown user|no such user|mailbox (?:is )?full|not a member|(?:post|message|mail|article) (?:was |has been )?rejected|\breject(?:ed)? mail|loop (?:alert|detected|back warning)|duplicated message-id|security alert/i;
@@ -157,14 +172,21 @@ function machineSender(mail: ParsedMail): boolean {
   if (returnPath === '<>' || returnPath === '') {
     if (mail.headers.has('return-path')) return true;
   }
-  for (const h of ['from', 'sender', 'return-path']) {
-    if (MACHINE_ADDRESS.test(headerText(mail, h) ?? '')) return true;
+  const senders = ['from', 'sender', 'return-path'].map((h) => headerText(mail, h) ?? '');
+  if (senders.some((v) => DAEMON_ADDRESS.test(v))) return true;
+  // A list manager's address (`-admin`, `-request`, ...) only with a list's own header: a person's
+  // `it-admin@` is a person.
+  if (
+    senders.some((v) => LIST_SOFTWARE_ADDRESS.test(v)) &&
+    (mail.headers.has('list') || LIST_HEADERS.some((h) => mail.headers.has(h)))
+  ) {
+    return true;
   }
   const auto = headerText(mail, 'auto-submitted')?.trim().toLowerCase();
   if (auto && auto !== 'no') return true;
   const precedence = headerText(mail, 'precedence')?.trim().toLowerCase();
   if (precedence === 'bulk' || precedence === 'junk' || precedence === 'list') return true;
-  return headerText(mail, 'x-mlserver') !== null;
+  return false;
 }
 
 function bounceSignal(mail: ParsedMail, raw: string, ses: SesNotification | null): boolean {

@@ -375,6 +375,15 @@ const REASON_CASES: Record<string, Case[]> = {
     ['user_unknown', true, null, null, '553 sorry, no mailbox here by that name. (#5.1.1)'],
     ['system_error', false, '5.0.0', null, 'Several matches found in Domino Directory'],
   ],
+  "sisimai's UserUnknown phrases, answered at RCPT": [
+    ['user_unknown', true, null, 'RCPT', '550 destination server rejected recipients'],
+    ['user_unknown', true, null, 'RCPT', '550 the following recipients was undeliverable'],
+    ['user_unknown', true, null, 'RCPT', '550 <kijitora@example.jp> not found'],
+    ['user_unknown', true, null, 'RCPT', '550 No kijitora in name directory'],
+    ['user_unknown', true, null, 'RCPT', '550 RCPT <kijitora@example.jp> does not exist'],
+    ['user_unknown', true, null, 'RCPT', '550 This spectator does not exist'],
+    ['user_unknown', true, null, 'RCPT', '550 Recipient address rejected. (in reply to RCPT TO command)'],
+  ],
   'a 4.x.x user unknown stays hard (the server said so on every retry), as sisimai has it': [
     [
       'user_unknown',

@@ -57,6 +57,7 @@ ${ORIGINAL_HEADERS.replace(/^/gm, '   ')}
 To: sender@acme.test
 Subject: Your post to list
 Message-ID: <x-${from}>
+List-Id: <list.lists.example.org>
 Content-Type: text/plain
 
 Your message to list@lists.example.org was rejected: you are not a member of this list.
@@ -138,5 +139,14 @@ Content-Type: text/plain
 Sorry, my old address gave you "user unknown"; please write to this one.
 `);
     expect(person.kind).toBe('reply');
+    // A person whose address looks like a list manager's, without any list header, is a person.
+    const admin = await read(`From: IT <it-admin@example.com>
+To: sender@acme.test
+Subject: Re: Our news
+Content-Type: text/plain
+
+Our filter rejected your attachment, please send a link instead.
+`);
+    expect(admin.kind).toBe('reply');
   });
 });
