@@ -1516,6 +1516,11 @@ export interface components {
              * @enum {string}
              */
             status: "active" | "paused" | "error" | "reauth_required";
+            /**
+             * @description How the inbox sends and reads: `smtp` (SMTP and IMAP), or `api`: an OAuth inbox through its provider's own API (Gmail API, Microsoft Graph)
+             * @enum {string}
+             */
+            transport: "smtp" | "api";
         };
         LinksDto: {
             first: string | null;
@@ -1877,6 +1882,11 @@ export interface components {
              * @enum {string}
              */
             status?: "active" | "paused";
+            /**
+             * @description `api` sends and reads through the provider's own API (Gmail API, Microsoft Graph); only for OAuth inboxes (`auth: oauth2`), else 422. `smtp`: SMTP and IMAP
+             * @enum {string}
+             */
+            transport?: "smtp" | "api";
         };
         UpdateSequenceDto: {
             name?: string;
@@ -7186,6 +7196,7 @@ export interface operations {
                      *           "display_name": "string",
                      *           "provider": "smtp",
                      *           "auth": "password",
+                     *           "transport": "smtp",
                      *           "status": "active",
                      *           "daily_limit": 0,
                      *           "ramp_up": {
@@ -7415,6 +7426,7 @@ export interface operations {
                      *         "display_name": "string",
                      *         "provider": "smtp",
                      *         "auth": "password",
+                     *         "transport": "smtp",
                      *         "status": "active",
                      *         "daily_limit": 0,
                      *         "ramp_up": {
@@ -7620,6 +7632,7 @@ export interface operations {
                  *       "display_name": "string",
                  *       "daily_limit": 1,
                  *       "status": "active",
+                 *       "transport": "smtp",
                  *       "ramp_up": {
                  *         "start": 5,
                  *         "increase_per_day": 5
@@ -7648,6 +7661,7 @@ export interface operations {
                      *         "display_name": "string",
                      *         "provider": "smtp",
                      *         "auth": "password",
+                     *         "transport": "smtp",
                      *         "status": "active",
                      *         "daily_limit": 0,
                      *         "ramp_up": {
