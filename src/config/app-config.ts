@@ -73,6 +73,13 @@ export interface AppConfig {
    * (renewed every third of it); a worker that dies hands its mailboxes over after this.
    */
   imapLeaseSeconds: number;
+  /**
+   * API_POLL_SECONDS (default 20): each inbox read through its provider's API (`transport: api`) is
+   * asked for what is new at least this often (Gmail history, Graph delta); docs/provider-apis.md.
+   */
+  apiPollSeconds: number;
+  /** API_POLL_CONCURRENCY (default 16): API mailbox reads under way at once in one worker. */
+  apiPollConcurrency: number;
   /** DB_POOL_SIZE (default 20): connections in the process's PostgreSQL pool (src/database/data-source.ts). */
   dbPoolSize: number;
   logLevel: string;
@@ -286,6 +293,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     imapSyncConcurrency: intVar(env, 'IMAP_SYNC_CONCURRENCY', 32, 1, 64),
     imapLoginsPerHour: intVar(env, 'IMAP_LOGINS_PER_HOUR', 12, 1, 3600),
     imapLeaseSeconds: intVar(env, 'IMAP_LEASE_SECONDS', 30, 10, 600),
+    apiPollSeconds: intVar(env, 'API_POLL_SECONDS', 20, 1, 86_400),
+    apiPollConcurrency: intVar(env, 'API_POLL_CONCURRENCY', 16, 1, 256),
     dbPoolSize: intVar(env, 'DB_POOL_SIZE', 20, 1, 1000),
     logLevel: logLevel(env),
     runMigrations: env.RUN_MIGRATIONS !== 'false',

@@ -30,6 +30,18 @@ export interface MailProviderConfig {
   authorizationParams: Record<string, string>;
   smtp: MailServer;
   imap: MailServer;
+  /**
+   * The provider's own mail API (CONTRACT §25), its root: Gmail API (`GMAIL_API_BASE_URL`, default
+   * https://gmail.googleapis.com, paths under /gmail/v1) or Microsoft Graph (`GRAPH_API_BASE_URL`,
+   * default https://graph.microsoft.com, paths under /v1.0). A base that already ends with the
+   * version path is used as it is.
+   */
+  apiBaseUrl: string;
+  /**
+   * Scopes an access token for the API must carry when the provider issues one token per resource
+   * (Microsoft: Graph's, not Outlook's SMTP/IMAP audience); empty when one token serves both.
+   */
+  apiTokenScopes: string[];
   /** Where the provider publishes DKIM keys for a customer's domain. */
   dkimSelectors: string[];
   /** An address the provider sends from: an SPF record that authorises the provider passes for it. */
@@ -76,9 +88,18 @@ export function loadMailProviders(env: NodeJS.ProcessEnv): Record<OAuthProviderN
       authorizationUrl: env.OAUTH_GOOGLE_AUTHORIZATION_URL || 'https://accounts.google.com/o/oauth2/v2/auth',
       tokenUrl: env.OAUTH_GOOGLE_TOKEN_URL || 'https://oauth2.googleapis.com/token',
       userinfoUrl: env.OAUTH_GOOGLE_USERINFO_URL || 'https://openidconnect.googleapis.com/v1/userinfo',
-      scopes: ['openid', 'email', 'https://mail.google.com/'],
+      // SMTP/IMAP (mail.google.com) and the Gmail API (send, read), so either transport works.
+      scopes: [
+        'openid',
+        'email',
+        'https://mail.google.com/',
+        'https://www.googleapis.com/auth/gmail.send',
+        'https://www.googleapis.com/auth/gmail.readonly',
+      ],
       authorizationParams: { access_type: 'offline', prompt: 'consent' },
       smtp: server(env, 'GOOGLE_SMTP', 'smtp.gmail.com', 465),
+      apiBaseUrl: baseUrl(env, 'GMAIL_API_BASE_URL', 'https://gmail.googleapis.com'),
+      apiTokenScopes: [],
       imap: server(env, 'GOOGLE_IMAP', 'imap.gmail.com', 993),
       dkimSelectors: ['google'],
       spfProbeIp: '209.85.220.41',
@@ -99,6 +120,8 @@ export function loadMailProviders(env: NodeJS.ProcessEnv): Record<OAuthProviderN
         'offline_access',
         'https://outlook.office.com/SMTP.Send',
         'https://outlook.office.com/IMAP.AccessAsUser.All',
+        'https://graph.microsoft.com/Mail.Send',
+        'https://graph.microsoft.com/Mail.Read',
       ],
       authorizationParams: { prompt: 'select_account' },
       // Microsoft 365 takes SMTP submission on 587 with STARTTLS only.
@@ -107,11 +130,31 @@ export function loadMailProviders(env: NodeJS.ProcessEnv): Record<OAuthProviderN
         ...smtpSecure(env, 'MICROSOFT_SMTP', false),
       },
       imap: server(env, 'MICROSOFT_IMAP', 'outlook.office365.com', 993),
+      apiBaseUrl: baseUrl(env, 'GRAPH_API_BASE_URL', 'https://graph.microsoft.com'),
+      // One resource per access token: an API inbox's token is asked for Graph's scopes.
+      apiTokenScopes: [
+        'https://graph.microsoft.com/Mail.Send',
+        'https://graph.microsoft.com/Mail.Read',
+        'offline_access',
+      ],
       dkimSelectors: ['selector1', 'selector2'],
       spfProbeIp: '40.107.22.0',
       endpointsOverridden: overridden(env, 'MICROSOFT'),
     },
   };
+}
+
+function baseUrl(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const raw = (env[name] || fallback).replace(/\/+$/, '');
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`${name} must be an http(s) URL`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new Error(`${name} must be an http(s) URL`);
+  return raw;
 }
 
 function smtpSecure(env: NodeJS.ProcessEnv, prefix: string, fallback: boolean): { secure: boolean } {

@@ -19,6 +19,7 @@ import { logger } from '../common/logging/logger.js';
 import { IdempotencySweeper } from '../common/idempotency/idempotency-sweeper.js';
 import { QueueName } from '../common/queue/queues.js';
 import { ImapConnections } from '../modules/inbound/imap-connections.service.js';
+import { ApiMailboxes } from '../modules/inbound/api-mailboxes.service.js';
 import { RUN_IMPORT_JOB } from '../modules/imports/import-queue.js';
 import { ImportsService } from '../modules/imports/imports.service.js';
 import { RunImportJob } from '../modules/imports/jobs/run-import.job.js';
@@ -81,6 +82,18 @@ export const LOOPS: LoopSpec[] = [
     intervalMs: (c) => ImapConnections.intervalMs(c),
     firstDelayMs: () => 0,
     errorMessage: 'IMAP mailbox leases not renewed',
+  }),
+  spec({
+    // Leases and reader loops of the inboxes read through their provider's API (docs/provider-apis.md).
+    name: 'api-mailboxes',
+    provider: ApiMailboxes,
+    pass: (mailboxes) => async () => {
+      await mailboxes.pass();
+      return false;
+    },
+    intervalMs: (c) => ApiMailboxes.intervalMs(c),
+    firstDelayMs: () => 0,
+    errorMessage: 'API mailbox leases not renewed',
   }),
   spec({
     name: 'message-retention',

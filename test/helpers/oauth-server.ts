@@ -37,6 +37,10 @@ export interface FakeOAuthServer {
   refreshTokenOf(email: string): string | undefined;
   /** True while `token` is an unexpired access token of `email`. */
   validAccess(email: string, token: string): boolean;
+  /** The address an unexpired access token was issued for (what a resource server checks a bearer against). */
+  accessOwner(token: string): string | undefined;
+  /** Scopes asked for by each refresh (`scope` parameter, '' when none), in order. */
+  refreshScopes: string[];
   revoke(email: string): void;
   close(): Promise<void>;
 }
@@ -69,6 +73,11 @@ export async function startOAuthServer(): Promise<FakeOAuthServer> {
     refreshCalls: new Map(),
     issued: [],
     refreshTokenOf: (email) => [...refresh.entries()].find(([, v]) => v.email === email)?.[0],
+    accessOwner: (t) => {
+      const a = access.get(t);
+      return a && a.expiresAt > Date.now() ? a.email : undefined;
+    },
+    refreshScopes: [],
     validAccess: (email, t) => {
       const a = access.get(t);
       return Boolean(a && a.email === email && a.expiresAt > Date.now());
@@ -166,6 +175,7 @@ export async function startOAuthServer(): Promise<FakeOAuthServer> {
         if (p.get('grant_type') === 'refresh_token') {
           const rt = p.get('refresh_token') ?? '';
           state.refreshCalls.set(rt, (state.refreshCalls.get(rt) ?? 0) + 1);
+          state.refreshScopes.push(p.get('scope') ?? '');
           const r = refresh.get(rt);
           if (!r || r.revoked)
             return json(res, 400, {

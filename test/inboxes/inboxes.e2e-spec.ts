@@ -253,6 +253,7 @@ describe('inboxes and inbox:connect', () => {
       display_name: 'Sales Team',
       provider: 'smtp',
       auth: 'password',
+      transport: 'smtp',
       status: 'active',
       daily_limit: 120,
       ramp_up: null,

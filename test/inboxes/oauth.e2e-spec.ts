@@ -114,6 +114,8 @@ describe('OAuth 2.0 inboxes (fake authorization server, XOAUTH2-only SMTP)', () 
     const back = new URL(consent.headers.get('location')!);
     expect(`${back.origin}${back.pathname}`).toBe(`http://service.test/oauth/${provider}/callback`);
     const res = keep(await http().get(`${back.pathname}${back.search}`));
+    // The flow's inboxes send through the provider's API; these tests are about SMTP and IMAP.
+    await q(`UPDATE inboxes SET transport = 'smtp' WHERE email = $1`, [email]);
     return { start, back, res };
   }
 

@@ -1622,6 +1622,11 @@ export interface components {
              * @enum {string}
              */
             status: "active" | "paused" | "error" | "reauth_required";
+            /**
+             * @description How the inbox sends and reads: `smtp` (SMTP and IMAP), or `api`: an OAuth inbox through its provider's own API (Gmail API, Microsoft Graph)
+             * @enum {string}
+             */
+            transport: "smtp" | "api";
         };
         LinksDto: {
             first: string | null;
@@ -2012,6 +2017,11 @@ export interface components {
              * @enum {string}
              */
             status?: "active" | "paused";
+            /**
+             * @description `api` sends and reads through the provider's own API (Gmail API, Microsoft Graph); only for OAuth inboxes (`auth: oauth2`), else 422. `smtp`: SMTP and IMAP
+             * @enum {string}
+             */
+            transport?: "smtp" | "api";
         };
         UpdateSequenceDto: {
             name?: string;
@@ -8581,6 +8591,7 @@ export interface operations {
                      *           "display_name": "string",
                      *           "provider": "smtp",
                      *           "auth": "password",
+                     *           "transport": "smtp",
                      *           "status": "active",
                      *           "daily_limit": 0,
                      *           "ramp_up": {
@@ -8810,6 +8821,7 @@ export interface operations {
                      *         "display_name": "string",
                      *         "provider": "smtp",
                      *         "auth": "password",
+                     *         "transport": "smtp",
                      *         "status": "active",
                      *         "daily_limit": 0,
                      *         "ramp_up": {
@@ -9015,6 +9027,7 @@ export interface operations {
                  *       "display_name": "string",
                  *       "daily_limit": 1,
                  *       "status": "active",
+                 *       "transport": "smtp",
                  *       "ramp_up": {
                  *         "start": 5,
                  *         "increase_per_day": 5
@@ -9043,6 +9056,7 @@ export interface operations {
                      *         "display_name": "string",
                      *         "provider": "smtp",
                      *         "auth": "password",
+                     *         "transport": "smtp",
                      *         "status": "active",
                      *         "daily_limit": 0,
                      *         "ramp_up": {

@@ -23,6 +23,7 @@ import { InboxConnections1799970000000 } from './1799970000000-InboxConnections.
 import { FairReplyCategories1800100000000 } from './1800100000000-FairReplyCategories.js';
 import { SequencesThatReact1800200000000 } from './1800200000000-SequencesThatReact.js';
 import { InboxHealthCheckClaim1800350000000 } from './1800350000000-InboxHealthCheckClaim.js';
+import { ProviderApis1800500000000 } from './1800500000000-ProviderApis.js';
 
 export const MIGRATIONS: Array<new () => object> = [
   Init1795318086464,
@@ -46,4 +47,5 @@ export const MIGRATIONS: Array<new () => object> = [
   FairReplyCategories1800100000000,
   SequencesThatReact1800200000000,
   InboxHealthCheckClaim1800350000000,
+  ProviderApis1800500000000,
 ];

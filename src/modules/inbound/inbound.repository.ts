@@ -118,7 +118,17 @@ export class InboundRepository {
   async inboxIdsToPollAcrossWorkspaces(): Promise<string[]> {
     const found = await rows<{ id: string }>(
       this.ds.manager,
-      'SELECT id FROM inboxes WHERE imap_sealed IS NOT NULL ORDER BY id',
+      // API inboxes are read through their provider's API (api-mailboxes.service.ts), not IMAP.
+      `SELECT id FROM inboxes WHERE imap_sealed IS NOT NULL AND transport <> 'api' ORDER BY id`,
+    );
+    return found.map((r) => r.id);
+  }
+
+  /** API reading (ApiMailboxes): OAuth inboxes with `transport: api` whose grant is usable, any workspace. */
+  async apiInboxIdsAcrossWorkspaces(): Promise<string[]> {
+    const found = await rows<{ id: string }>(
+      this.ds.manager,
+      `SELECT id FROM inboxes WHERE transport = 'api' AND auth = 'oauth2' AND status <> 'reauth_required' ORDER BY id`,
     );
     return found.map((r) => r.id);
   }

@@ -75,11 +75,13 @@ export class MailboxLeases {
     private readonly prefix: string,
     readonly workerId: string,
     private readonly leaseMs: number,
+    /** The fleet: `imap` (IMAP mailboxes) or `api` (inboxes read through their provider's API). */
+    private readonly fleet: 'imap' | 'api' = 'imap',
   ) {}
 
-  private leaseKey = (inboxId: string): string => `${this.prefix}:imap:lease:${inboxId}`;
+  private leaseKey = (inboxId: string): string => `${this.prefix}:${this.fleet}:lease:${inboxId}`;
   private get workersKey(): string {
-    return `${this.prefix}:imap:workers`;
+    return `${this.prefix}:${this.fleet}:workers`;
   }
 
   /** Renews this worker's membership; answers the live workers (this one included). */
@@ -125,7 +127,7 @@ export class MailboxLeases {
    */
   async loginAllowance(inboxId: string, limit: number): Promise<number> {
     const hour = Math.floor(Date.now() / 3_600_000);
-    const key = `${this.prefix}:imap:logins:${inboxId}:${hour}`;
+    const key = `${this.prefix}:${this.fleet}:logins:${inboxId}:${hour}`;
     const n = await this.redis.incr(key);
     if (n === 1) await this.redis.expire(key, 3700);
     if (n <= limit) return 0;

@@ -59,10 +59,10 @@ export class MailboxReader {
     private readonly inboxes: InboxStateRepository,
   ) {}
 
-  /** The inbox row (null when it is gone or no longer read over IMAP). */
+  /** The inbox row (null when it is gone or no longer read over IMAP: no settings, or `transport: api`). */
   async inbox(inboxId: string): Promise<Inbox | null> {
     const inbox = await this.inbound.findInboxAcrossWorkspaces(inboxId);
-    return inbox?.imapSealed ? inbox : null;
+    return inbox?.imapSealed && inbox.transport !== 'api' ? inbox : null;
   }
 
   /** Reads what is new in the open INBOX of `client` for `inbox` (fresh from `this.inbox`). */

@@ -104,6 +104,23 @@ export class InboxStateRepository {
     );
   }
 
+  /**
+   * Holds the inbox's sending for `seconds` (a provider's Retry-After on a 429/503): rotation skips it
+   * and its follow-ups wait; a longer hold already set stays.
+   */
+  async holdSending(
+    workspaceId: WorkspaceId,
+    inboxId: string,
+    seconds: number,
+    m: EntityManager,
+  ): Promise<void> {
+    await m.query(
+      `UPDATE inboxes SET send_held_until = greatest(coalesce(send_held_until, now()), now() + make_interval(secs => $3))
+       WHERE workspace_id = $1 AND id = $2`,
+      [workspaceId, inboxId, seconds],
+    );
+  }
+
   // Inbound mail: problems for a person to look at, and the IMAP checkpoint.
 
   /**
@@ -150,6 +167,24 @@ export class InboxStateRepository {
       inboxId,
       validity,
     ]);
+  }
+
+  /**
+   * Moves an API inbox's checkpoint (Gmail historyId, Graph delta link) from `from` to `to`; false
+   * when it was no longer `from` (another worker moved it, the inbox was reconnected or switched).
+   */
+  async moveApiCheckpointAcrossWorkspaces(
+    inboxId: string,
+    from: string | null,
+    to: string,
+  ): Promise<boolean> {
+    const moved = await rows<{ id: string }>(
+      this.ds.manager,
+      `UPDATE inboxes SET api_checkpoint = $3
+       WHERE id = $1 AND transport = 'api' AND api_checkpoint IS NOT DISTINCT FROM $2 RETURNING id`,
+      [inboxId, from, to],
+    );
+    return moved.length > 0;
   }
 
   /** Moves the checkpoint past `uid` (never back, never across a UIDVALIDITY change); counts a skip. */

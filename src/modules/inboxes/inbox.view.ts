@@ -1,5 +1,11 @@
 /** An inbox as the API shows it (never a host, user name, password, token or secret). */
-import type { Inbox, InboxAuth, InboxProvider, InboxStatus } from './entities/inbox.entity.js';
+import type {
+  Inbox,
+  InboxAuth,
+  InboxProvider,
+  InboxStatus,
+  InboxTransport,
+} from './entities/inbox.entity.js';
 import { effectiveDailyLimit } from './ramp-up.js';
 
 export interface InboxRampUpView {
@@ -14,6 +20,7 @@ export interface InboxView {
   display_name: string | null;
   provider: InboxProvider;
   auth: InboxAuth;
+  transport: InboxTransport;
   status: InboxStatus;
   daily_limit: number;
   ramp_up: InboxRampUpView | null;
@@ -33,6 +40,7 @@ export const toInboxView = (i: Inbox, now: Date = new Date()): InboxView => ({
   display_name: i.displayName,
   provider: i.provider,
   auth: i.auth,
+  transport: i.transport,
   status: i.status,
   daily_limit: i.dailyLimit,
   ramp_up:

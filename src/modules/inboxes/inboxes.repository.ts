@@ -52,7 +52,15 @@ export class InboxesRepository extends TenantRepository<Inbox> {
   ): Promise<void> {
     await this.scope(workspaceId, manager).update(
       { id },
-      { ...settings, lastError: null, imapUidValidity: null, imapLastUid: null, health: null },
+      {
+        ...settings,
+        lastError: null,
+        imapUidValidity: null,
+        imapLastUid: null,
+        apiCheckpoint: null,
+        sendHeldUntil: null,
+        health: null,
+      },
     );
   }
 

@@ -10,7 +10,7 @@ import { ApiError } from '../../common/http/api-error.js';
 import { isUuid } from '../../common/http/id-params.js';
 import type { Page, PageQueryDto } from '../../common/http/pagination.js';
 import type { UpdateInboxDto } from './dto/inbox.dto.js';
-import type { Inbox } from './entities/inbox.entity.js';
+import type { Inbox, InboxTransport } from './entities/inbox.entity.js';
 import { appConfig } from '../../config/app-config.js';
 import type { OAuthProviderName } from '../../config/mail-providers.js';
 import {
@@ -41,6 +41,8 @@ export interface ConnectOAuthInboxInput {
   refreshToken: string;
   displayName?: string | null;
   dailyLimit?: number;
+  /** `smtp` (default) or `api` (the provider's own API; the consent flow's inboxes). */
+  transport?: InboxTransport;
 }
 
 /** The SMTP and IMAP settings of a provider's mailbox for `email` (no password: XOAUTH2). */
@@ -66,7 +68,11 @@ export function connectOAuthInbox(
     ...input,
     smtp,
     imap,
-    oauth: { provider: input.provider, refreshToken: input.refreshToken },
+    oauth: {
+      provider: input.provider,
+      refreshToken: input.refreshToken,
+      transport: input.transport ?? 'smtp',
+    },
   });
 }
 
@@ -79,7 +85,9 @@ const EMAIL_RE =
  */
 export async function connectInbox(
   db: DataSource,
-  input: ConnectInboxInput & { oauth?: { provider: OAuthProviderName; refreshToken: string } },
+  input: ConnectInboxInput & {
+    oauth?: { provider: OAuthProviderName; refreshToken: string; transport: InboxTransport };
+  },
 ): Promise<{ inbox: Inbox; inboundSecret: string; reconnected: boolean }> {
   const email = input.email.trim().toLowerCase();
   const match = EMAIL_RE.exec(email);
@@ -117,6 +125,7 @@ export async function connectInbox(
       status: 'active' as const,
       provider: input.oauth?.provider ?? ('smtp' as const),
       auth: input.oauth ? ('oauth2' as const) : ('password' as const),
+      transport: input.oauth?.transport ?? ('smtp' as const),
       smtpSealed: sealSettings(input.smtp, id, 'smtp'),
       imapSealed: input.imap ? sealSettings(input.imap, id, 'imap') : null,
       oauthSealed: input.oauth ? sealRefreshToken(input.oauth.refreshToken, id) : null,
@@ -148,7 +157,7 @@ export class InboxesService {
   }
 
   /**
-   * `PATCH /inboxes/{id}`: display name, daily limit, pause/resume, ramp-up. A ramp that changes (or
+   * `PATCH /inboxes/{id}`: display name, daily limit, pause/resume, ramp-up, transport (OAuth inboxes). A ramp that changes (or
    * appears) starts now; the same ramp sent again keeps its start. An inbox waiting for a new OAuth
    * grant (`reauth_required`) cannot be resumed here: only connecting it again makes it active.
    */
@@ -164,6 +173,16 @@ export class InboxesService {
           throw ApiError.conflict('The inbox needs a new OAuth grant: connect it again to resume it');
         }
         patch.status = body.status;
+      }
+      if (body.transport !== undefined && body.transport !== row.transport) {
+        if (body.transport === 'api' && row.auth !== 'oauth2') {
+          throw ApiError.validation(
+            'transport',
+            'transport api needs an OAuth inbox (Google or Microsoft, auth oauth2): this inbox signs in with a password',
+          );
+        }
+        // The other transport reads from its own checkpoint; the API one starts over (a bounded re-read).
+        Object.assign(patch, { transport: body.transport, apiCheckpoint: null, sendHeldUntil: null });
       }
       if (body.ramp_up === null) {
         Object.assign(patch, { rampStart: null, rampIncreasePerDay: null, rampStartedAt: null });

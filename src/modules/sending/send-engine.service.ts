@@ -15,7 +15,7 @@
  *    status `sending` (unique per enrollment and step). Without pacing capacity comes from blocks the
  *    tick reserves (capacity-bank.ts); with pacing each send reserves its own (one enrollment per
  *    chunk). No worker can pass a cap. A step whose template fails to render pauses its enrollment.
- * 3. SMTP through the inbox's pooled transport. Just before its conversation begins a message gets
+ * 3. SMTP through the inbox's pooled transport, or the provider's API (mail-senders.ts: one seam). Just before its conversation begins a message gets
  *    `smtp_started_at` (one UPDATE for whatever enters SMTP meanwhile). At most SMTP_CONCURRENCY
  *    messages per process are begun and not yet resolved (finalised or failed); each conversation
  *    has a deadline, and none begins late in a claim, so all of a claim's conversations are over
@@ -31,7 +31,6 @@
  */
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { Transporter } from 'nodemailer';
 import type { DataSource } from 'typeorm';
 import { logger } from '../../common/logging/logger.js';
 import { countSend } from '../../common/metrics/metrics.js';
@@ -66,8 +65,7 @@ import { Finaliser } from './engine/finaliser.js';
 import { StepRecorder } from './engine/recorder.js';
 import { SendRepository } from './engine/send.repository.js';
 import { Slots, StartMarker } from './engine/slots.js';
-import type { SmtpError } from './engine/smtp-outcome.js';
-import { SmtpTransportPool, sendWithin } from './smtp-transport.pool.js';
+import { MailSenders, type ReadySender } from './mail-senders.js';
 
 export { CLAIM_BATCH, claimTimes, RECORD_BATCH, SEND_CONCURRENCY, SMTP_CONCURRENCY, SMTP_LANES_PER_CHUNK };
 export { RETRY_DELAY_SECONDS } from './engine/engine.types.js';
@@ -88,7 +86,7 @@ export class SendEngine {
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
-    private readonly transports: SmtpTransportPool,
+    private readonly senders: MailSenders,
     private readonly sends: SendRepository,
     private readonly capacity: CapacityRepository,
     private readonly draining: Draining,
@@ -278,9 +276,10 @@ export class SendEngine {
         await this.ds.transaction((m) => this.failures.dropRecord(m, prepared, 0));
         return 'deferred';
       }
-      let transport: Transporter;
+      // The one transport seam (mail-senders.ts): SMTP, Gmail API or Graph, chosen by the inbox.
+      let sender: ReadySender;
       try {
-        transport = await this.transports.forInbox(prepared.inbox);
+        sender = await this.senders.ready(prepared.inbox);
       } catch (err) {
         return await this.signInFailed(prepared, err);
       }
@@ -291,20 +290,23 @@ export class SendEngine {
         );
         return 'skipped';
       }
-      let info: { accepted?: unknown[]; rejected?: unknown[] };
+      let messageId: string;
       try {
-        ({ info } = await sendWithin(transport, prepared.mail, ctx.deadlineMs));
+        ({ messageId } = await sender.send(prepared.mail, ctx.deadlineMs));
       } catch (err) {
         return await this.failures.failed(prepared, err);
       }
-      if (Array.isArray(info.rejected) && info.rejected.length > 0 && (info.accepted ?? []).length === 0) {
-        const refused: SmtpError = {
-          code: 'EENVELOPE',
-          command: 'RCPT TO',
-          responseCode: 550,
-          message: 'recipient rejected',
-        };
-        return await this.failures.failed(prepared, refused);
+      if (messageId !== prepared.mail.messageId) {
+        // The provider stored a Message-ID of its own: replies will quote that one, so it is kept.
+        await this.messages
+          .replaceMessageId(prepared.workspaceId, prepared.messageRowId, messageId)
+          .then(() => (prepared.mail.messageId = messageId))
+          .catch((err: unknown) =>
+            logger.error(
+              { err: errInfo(err), messageId: prepared.messageRowId },
+              "send: the provider's Message-ID not stored",
+            ),
+          );
       }
       held = false; // from here the finaliser releases the slot
       ctx.finalise(prepared, () => this.smtpSlots.release());

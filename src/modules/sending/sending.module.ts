@@ -13,6 +13,7 @@ import { InboxPacing } from './entities/inbox-pacing.entity.js';
 import { SendCounter } from './entities/send-counter.entity.js';
 import { SendEngine } from './send-engine.service.js';
 import { SmtpTransportPool } from './smtp-transport.pool.js';
+import { MailSenders } from './mail-senders.js';
 import { ManualReplyController } from './manual/manual-reply.controller.js';
 import { ManualReplyRepository } from './manual/manual-reply.repository.js';
 import { ManualReplyService } from './manual/manual-reply.service.js';
@@ -40,6 +41,7 @@ import { ManualReplySweeper } from './manual/manual-reply-sweeper.js';
     CapacityRepository,
     SendEngine,
     SmtpTransportPool,
+    MailSenders,
     ManualReplyRepository,
     ManualReplyService,
     ManualReplySweeper,

@@ -156,6 +156,19 @@ export class MessageWritesRepository {
     );
   }
 
+  /** The Message-ID a provider stored for a sent message instead of the service's own (its replies quote it). */
+  async replaceMessageId(
+    workspaceId: WorkspaceId,
+    messageRowId: number,
+    messageId: string,
+    m?: EntityManager,
+  ): Promise<void> {
+    await (m ?? this.ds.manager).query(
+      `UPDATE messages SET message_id = $3 WHERE workspace_id = $1 AND id = $2`,
+      [workspaceId, messageRowId, messageId],
+    );
+  }
+
   /** A `sending` message becomes `failed` with `error`. */
   async markFailed(
     workspaceId: WorkspaceId,

@@ -36,6 +36,7 @@ export interface InboxConnectFlags extends JsonFlag {
   imapSecure?: boolean;
   provider?: string;
   refreshTokenEnv?: string;
+  transport?: 'smtp' | 'api';
 }
 
 const port =
@@ -107,6 +108,15 @@ export class InboxConnectCommand extends JsonCommand<InboxConnectFlags> {
   parseRefreshTokenEnv(v: string): string {
     return v;
   }
+  @Option({
+    flags: '--transport <smtp|api>',
+    description:
+      "with --provider google|microsoft: smtp (default: SMTP and IMAP with XOAUTH2) or api (the provider's own API: Gmail API, Microsoft Graph; the refresh token must carry its scopes)",
+  })
+  parseTransport(v: string): 'smtp' | 'api' {
+    if (v !== 'smtp' && v !== 'api') throw new CliError('--transport must be smtp or api');
+    return v;
+  }
   @Option({ flags: '--smtp-host <host>', description: 'SMTP server (password inboxes)' })
   parseSmtpHost(v: string): string {
     return v;
@@ -157,6 +167,7 @@ export class InboxConnectCommand extends JsonCommand<InboxConnectFlags> {
   protected async execute(_: string[], o: InboxConnectFlags): Promise<Record<string, unknown>> {
     if (o.provider && o.provider !== 'smtp') return this.connectOAuth(o, o.provider as OAuthProviderName);
     if (o.refreshTokenEnv) throw new CliError('--refresh-token-env needs --provider google|microsoft');
+    if (o.transport === 'api') throw new CliError('--transport api needs --provider google|microsoft');
     const smtpPassword = passwordFrom('smtp-password-env', o.smtpPasswordEnv);
     if (smtpPassword !== null && !o.smtpUser) throw new CliError('--smtp-password-env needs --smtp-user');
     const smtp: MailServerSettings = {
@@ -223,8 +234,9 @@ export class InboxConnectCommand extends JsonCommand<InboxConnectFlags> {
       refreshToken: refreshToken!,
       displayName: o.displayName ?? null,
       dailyLimit: o.dailyLimit,
+      transport: o.transport ?? 'smtp',
     });
-    return { id: inbox.id, email: inbox.email, inbound_secret: inboundSecret };
+    return { id: inbox.id, email: inbox.email, transport: inbox.transport, inbound_secret: inboundSecret };
   }
 
   protected override text(r: Record<string, unknown>): string {

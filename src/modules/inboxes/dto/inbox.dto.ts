@@ -13,7 +13,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { IsStorableText } from '../../../common/http/validation.js';
-import { INBOX_PROVIDERS, INBOX_STATUSES } from '../entities/inbox.entity.js';
+import { INBOX_PROVIDERS, INBOX_STATUSES, INBOX_TRANSPORTS } from '../entities/inbox.entity.js';
 import type { DomainHealthView, HealthCheck } from '../health/domain-health.js';
 import type { InboxRampUpView, InboxView } from '../inbox.view.js';
 
@@ -39,6 +39,12 @@ export class InboxResponseDto implements InboxView {
     description: 'How the inbox signs in to SMTP and IMAP: a password, or OAuth 2.0 (SASL XOAUTH2)',
   })
   auth: InboxView['auth'];
+  @ApiProperty({
+    enum: INBOX_TRANSPORTS,
+    description:
+      "How the inbox sends and reads: `smtp` (SMTP and IMAP), or `api`: an OAuth inbox through its provider's own API (Gmail API, Microsoft Graph)",
+  })
+  transport: InboxView['transport'];
   @ApiProperty({
     enum: INBOX_STATUSES,
     description:
@@ -99,6 +105,15 @@ export class UpdateInboxDto {
   @ValidateIf((_, v) => v !== undefined)
   @IsIn(SETTABLE_INBOX_STATUSES)
   status?: (typeof SETTABLE_INBOX_STATUSES)[number];
+
+  @ApiPropertyOptional({
+    enum: INBOX_TRANSPORTS,
+    description:
+      "`api` sends and reads through the provider's own API (Gmail API, Microsoft Graph); only for OAuth inboxes (`auth: oauth2`), else 422. `smtp`: SMTP and IMAP",
+  })
+  @ValidateIf((_, v) => v !== undefined)
+  @IsIn(INBOX_TRANSPORTS)
+  transport?: (typeof INBOX_TRANSPORTS)[number];
 
   @ApiPropertyOptional({
     type: InboxRampUpDto,

@@ -10,6 +10,9 @@ export const INBOX_STATUSES: readonly InboxStatus[] = ['active', 'paused', 'erro
 export type InboxProvider = 'smtp' | 'google' | 'microsoft';
 export const INBOX_PROVIDERS: readonly InboxProvider[] = ['smtp', 'google', 'microsoft'];
 export type InboxAuth = 'password' | 'oauth2';
+/** How an OAuth inbox sends and reads: SMTP/IMAP with XOAUTH2, or the provider's own API (Gmail API, Graph). */
+export type InboxTransport = 'smtp' | 'api';
+export const INBOX_TRANSPORTS: readonly InboxTransport[] = ['smtp', 'api'];
 
 /**
  * A connected mailbox. Credentials are sealed (AES-256-GCM) in `smtpSealed` / `imapSealed`, and the
@@ -25,6 +28,12 @@ export class Inbox {
   @Column({ type: 'text', default: 'smtp' }) provider: InboxProvider;
   @Column({ type: 'text', default: 'password' }) auth: InboxAuth;
   @Column({ type: 'text', default: 'active' }) status: InboxStatus;
+  /** `api`: an OAuth inbox that sends and reads through Gmail API / Microsoft Graph (CONTRACT §25). */
+  @Column({ type: 'text', default: 'smtp' }) transport: InboxTransport;
+  /** Where API reading stands: a Gmail historyId, or a Graph delta (or next) link; null: not read yet. */
+  @Column({ type: 'text', nullable: true }) apiCheckpoint: string | null;
+  /** No send from the inbox before this (the provider's `Retry-After` on a 429/503). */
+  @Timestamp() sendHeldUntil: Date | null;
   @Column({ type: 'integer', default: 50 }) dailyLimit: number;
   /** Ramp-up (all three set, or none): the day's limit grows from `rampStart` by `rampIncreasePerDay`. */
   @Column({ type: 'integer', nullable: true }) rampStart: number | null;

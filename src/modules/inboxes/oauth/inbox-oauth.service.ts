@@ -142,6 +142,8 @@ export class InboxOAuthService {
         email,
         provider,
         refreshToken: tokens.refreshToken,
+        // The consent asked for the API scopes too: the provider's own API (CONTRACT §25).
+        transport: 'api',
       });
       logger.info({ inboxId: inbox.id, provider, reconnected }, 'oauth: inbox connected');
       return { ok: true, inboxId: inbox.id, email: inbox.email, returnUrl, reconnected };

@@ -60,7 +60,17 @@ interface CachedToken {
 export type TokenInbox = Pick<
   Inbox,
   'id' | 'workspaceId' | 'email' | 'auth' | 'provider' | 'oauthConnectedAt'
->;
+> &
+  Partial<Pick<Inbox, 'transport'>>;
+
+/**
+ * The scopes of an access token for the provider's API when its tokens are per resource (Microsoft
+ * Graph for an `api` inbox); empty: the token of the grant serves.
+ */
+const apiScopes = (inbox: TokenInbox): string[] =>
+  inbox.transport === 'api' && isOAuthInbox(inbox)
+    ? appConfig().mailProviders[inbox.provider].apiTokenScopes
+    : [];
 
 export const isOAuthInbox = (
   i: Pick<Inbox, 'auth' | 'provider'>,
@@ -111,9 +121,30 @@ export class InboxTokens implements OnModuleInit, OnModuleDestroy {
     return token.accessToken;
   }
 
-  /** Per inbox and grant: a reconnect (a new `oauth_connected_at`) never reuses the old grant's token. */
+  /**
+   * A token the provider refused (HTTP 401) is forgotten here and in Redis (only if it is still the
+   * one kept), so the next `accessToken` refreshes: once across workers, like an expiry.
+   */
+  async invalidate(inbox: TokenInbox, accessToken: string): Promise<void> {
+    const key = this.key(inbox);
+    if (this.memo.get(key)?.accessToken === accessToken) this.memo.delete(key);
+    if (!this.redis) return;
+    try {
+      const sealed = await this.redis.get(this.redisKey(key, 'at'));
+      if (!sealed) return;
+      const kept = JSON.parse(unseal(sealed, this.redisKey(key, 'at'))) as CachedToken;
+      if (kept.accessToken === accessToken) await this.redis.del(this.redisKey(key, 'at'));
+    } catch {
+      // Redis away or an unreadable entry: the memory copy is gone, which is what this process needs.
+    }
+  }
+
+  /**
+   * Per inbox and grant: a reconnect (a new `oauth_connected_at`) never reuses the old grant's token.
+   * An API inbox whose provider issues per-resource tokens has its own (`g` after the grant).
+   */
   private key(inbox: TokenInbox): string {
-    return `${inbox.id}:${inbox.oauthConnectedAt?.getTime() ?? 0}`;
+    return `${inbox.id}:${inbox.oauthConnectedAt?.getTime() ?? 0}${apiScopes(inbox).length ? 'g' : ''}`;
   }
 
   private redisKey(key: string, what: 'at' | 'lock' | 'state'): string {
@@ -211,7 +242,11 @@ export class InboxTokens implements OnModuleInit, OnModuleDestroy {
       throw new OAuthUnavailable(provider, 'inbox has no grant');
     let tokens: TokenSet;
     try {
-      tokens = await refreshAccessToken(provider, openRefreshToken(current.oauthSealed, current.id));
+      tokens = await refreshAccessToken(
+        provider,
+        openRefreshToken(current.oauthSealed, current.id),
+        apiScopes(inbox),
+      );
     } catch (err) {
       if (err instanceof OAuthGrantRefused) await this.reauthRequired(current, err);
       else

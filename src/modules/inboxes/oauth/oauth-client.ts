@@ -207,14 +207,19 @@ export async function exchangeCode(
   };
 }
 
-/** A fresh access token for a refresh token. */
+/** A fresh access token for a refresh token (for `scopes` when given: another resource's token). */
 export async function refreshAccessToken(
   provider: OAuthProviderName,
   refreshToken: string,
+  scopes: string[] = [],
 ): Promise<TokenSet> {
   const config = await oauthConfig(provider);
   try {
-    const tokens = await client.refreshTokenGrant(config, refreshToken);
+    const tokens = await client.refreshTokenGrant(
+      config,
+      refreshToken,
+      scopes.length ? { scope: scopes.join(' ') } : undefined,
+    );
     return {
       accessToken: tokens.access_token,
       expiresAt: expiresAt(tokens),

@@ -5,10 +5,41 @@
  */
 import type { DataSource, EntityManager } from 'typeorm';
 import { logger } from '../../../common/logging/logger.js';
+import { SendRefused } from '../mail-senders.js';
 import { SmtpSendError } from '../smtp-transport.pool.js';
 import { RETRY_DELAY_SECONDS, type EngineWriters, type Outcome, type Prepared } from './engine.types.js';
-import { classifySmtpFailure, refusalVerdict, type SmtpError } from './smtp-outcome.js';
+import { classifySmtpFailure, refusalVerdict, type SmtpError, type SmtpFailure } from './smtp-outcome.js';
 import type { WorkspaceId } from '../../../common/tenant/workspace-id.js';
+
+/** What a failed send means, whichever sender failed (mail-senders.ts). */
+export interface ClassifiedFailure {
+  failure: SmtpFailure;
+  smtpError: SmtpError;
+  /** Hold the inbox's sending this long (a provider's Retry-After). */
+  holdSeconds: number | null;
+  /** When the step is due again if it was not sent (default RETRY_DELAY_SECONDS). */
+  retryDelaySeconds: number;
+}
+
+export function classifySendFailure(err: unknown): ClassifiedFailure {
+  if (err instanceof SendRefused) {
+    return {
+      failure: err.failure,
+      smtpError: err.smtpError,
+      holdSeconds: err.holdSeconds,
+      retryDelaySeconds: err.retryDelaySeconds ?? RETRY_DELAY_SECONDS,
+    };
+  }
+  const smtpError = ((err instanceof SmtpSendError ? err.smtpError : err) ?? {}) as SmtpError;
+  // Without a trace (not from sendWithin) nothing was handed over.
+  const handedOver = err instanceof SmtpSendError ? err.trace.handedOver() : false;
+  return {
+    failure: classifySmtpFailure(smtpError, handedOver),
+    smtpError,
+    holdSeconds: null,
+    retryDelaySeconds: RETRY_DELAY_SECONDS,
+  };
+}
 
 /** The note (message `error`, enrollment `stop_note`) of a step whose outcome is unknown. */
 export const inDoubtNote = (position: number, what: string): string =>
@@ -53,10 +84,7 @@ export class SendFailures {
 
   /** Handles a send that SMTP did not accept, as smtp-outcome.ts classifies it. */
   async failed(p: Prepared, err: unknown): Promise<Outcome> {
-    const smtpError = (err instanceof SmtpSendError ? err.smtpError : err) as SmtpError;
-    // Without a trace (not from sendWithin) nothing was handed over.
-    const handedOver = err instanceof SmtpSendError ? err.trace.handedOver() : false;
-    const failure = classifySmtpFailure(smtpError ?? {}, handedOver);
+    const { failure, smtpError, holdSeconds, retryDelaySeconds } = classifySendFailure(err);
     if (failure.kind === 'bounced') {
       // The server refused this recipient or message for good: a bounce, hard only when the reply
       // says the address cannot receive mail (CONTRACT §18).
@@ -83,12 +111,17 @@ export class SendFailures {
     await this.ds.transaction(async (m) => {
       const disable = failure.kind === 'not_sent' && failure.inboxError;
       await this.w.inboxes.noteSendFailure(p.workspaceId, p.inbox.id, failure.reason, disable, m);
+      if (holdSeconds !== null) {
+        // The provider asked the inbox to wait (429/503): the inbox is held, not the campaign.
+        await this.w.inboxes.holdSending(p.workspaceId, p.inbox.id, holdSeconds, m);
+      }
       if (failure.kind === 'not_sent') {
         // The server cannot have accepted it: forget the record and retry later.
-        await this.dropRecord(m, p, RETRY_DELAY_SECONDS);
+        await this.dropRecord(m, p, retryDelaySeconds);
       } else {
         // Handed over, no final reply: the server may have it. Never resend; ask for review.
-        const what = `was handed to the SMTP server but no final reply came (${failure.reason})`;
+        const to = p.inbox.transport === 'api' ? "the provider's API" : 'the SMTP server';
+        const what = `was handed to ${to} but no final reply came (${failure.reason})`;
         await this.inDoubt(
           m,
           p.workspaceId,
@@ -99,8 +132,14 @@ export class SendFailures {
       }
     });
     logger.warn(
-      { inboxId: p.inbox.id, enrollmentId: p.enrollmentId, reason: failure.reason, outcome: failure.kind },
-      'send: SMTP failure',
+      {
+        inboxId: p.inbox.id,
+        enrollmentId: p.enrollmentId,
+        reason: failure.reason,
+        outcome: failure.kind,
+        holdSeconds,
+      },
+      'send: failure',
     );
     return failure.kind === 'not_sent' ? 'deferred' : 'failed';
   }

@@ -170,6 +170,11 @@ export class StepRecorder {
         earliest = minDate(earliest, new Date(now.getTime() + RETRY_DELAY_SECONDS * 1000));
         continue;
       }
+      if (inbox.sendHeldUntil && inbox.sendHeldUntil.getTime() > now.getTime()) {
+        // The provider asked this inbox to wait (Retry-After): the same, until the hold ends.
+        earliest = minDate(earliest, inbox.sendHeldUntil);
+        continue;
+      }
       if (
         !bank?.holdsInbox(inbox.id) &&
         inbox.sentTodayDate === today &&

@@ -5,7 +5,7 @@
  * (`MessageWritesRepository`); capacity is the engine's (capacity.repository.ts).
  */
 import { Injectable } from '@nestjs/common';
-import type { InboxAuth, InboxProvider } from '../../inboxes/entities/inbox.entity.js';
+import type { InboxAuth, InboxProvider, InboxTransport } from '../../inboxes/entities/inbox.entity.js';
 import type { EntityManager } from 'typeorm';
 import { rows } from '../../../database/query-rows.js';
 import { effectiveConfig, type WorkspaceConfig } from '../../workspaces/workspace-config.js';
@@ -29,6 +29,7 @@ export interface ReplyContext {
     workspaceId: WorkspaceId;
     auth: InboxAuth;
     provider: InboxProvider;
+    transport: InboxTransport;
     oauthConnectedAt: Date | null;
   };
   /** The contact's address and suppression, or null when the contact is gone. */
@@ -51,7 +52,7 @@ export class ManualReplyRepository {
       m,
       `SELECT t.id, t.subject, t.contact_id, t.enrollment_id, t.campaign_id,
          i.id AS inbox_id, i.email AS inbox_email, i.display_name, i.domain, i.status AS inbox_status,
-         i.smtp_sealed, i.auth, i.provider, i.oauth_connected_at, c.email AS contact_email, c.suppression_reason, w.config
+         i.smtp_sealed, i.auth, i.provider, i.transport, i.oauth_connected_at, c.email AS contact_email, c.suppression_reason, w.config
        FROM threads t
        JOIN inboxes i ON i.workspace_id = t.workspace_id AND i.id = t.inbox_id
        JOIN workspaces w ON w.id = t.workspace_id
@@ -77,6 +78,7 @@ export class ManualReplyRepository {
         workspaceId,
         auth: r.auth as InboxAuth,
         provider: r.provider as InboxProvider,
+        transport: r.transport as InboxTransport,
         oauthConnectedAt: r.oauth_connected_at ? new Date(r.oauth_connected_at as string) : null,
       },
       contact:

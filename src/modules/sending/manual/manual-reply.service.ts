@@ -40,13 +40,9 @@ import { InboxStateRepository } from '../../inboxes/inbox-state.repository.js';
 import { CapacityRepository } from '../engine/capacity.repository.js';
 import { newMessageId, replySubject, unsubscribeHeaders, unsubscribeUrl } from '../engine/compose.js';
 import { countSend } from '../../../common/metrics/metrics.js';
-import {
-  classifySmtpFailure,
-  refusalVerdict,
-  type SmtpError,
-  type SmtpFailure,
-} from '../engine/smtp-outcome.js';
-import { SmtpSendError, SmtpTransportPool, sendWithin } from '../smtp-transport.pool.js';
+import { refusalVerdict } from '../engine/smtp-outcome.js';
+import { classifySendFailure } from '../engine/failures.js';
+import { MailSenders } from '../mail-senders.js';
 import type { ManualReplyDto } from './dto/manual-reply.dto.js';
 import { ManualReplyRepository, type ReplyContext } from './manual-reply.repository.js';
 import type { WorkspaceId } from '../../../common/tenant/workspace-id.js';
@@ -99,7 +95,7 @@ export class ManualReplyService {
     private readonly replies: ManualReplyRepository,
     private readonly capacity: CapacityRepository,
     private readonly inboxes: InboxStateRepository,
-    private readonly transports: SmtpTransportPool,
+    private readonly senders: MailSenders,
     private readonly messages: MessageWritesRepository,
     private readonly effects: EnrollmentEffects,
     private readonly outbox: Outbox,
@@ -119,23 +115,18 @@ export class ManualReplyService {
       this.record(m, workspaceId, threadId, input, idempotencyKey),
     );
     const { ctx } = recorded;
-    let info: { accepted?: unknown[]; rejected?: unknown[] };
+    let messageId: string;
     try {
-      const transport = await this.transports.forInbox(ctx.inbox);
-      ({ info } = await sendWithin(transport, recorded.mail, MANUAL_SEND_DEADLINE_MS));
+      // The same transport seam as campaign steps (mail-senders.ts).
+      const sender = await this.senders.ready(ctx.inbox);
+      ({ messageId } = await sender.send(recorded.mail, MANUAL_SEND_DEADLINE_MS));
     } catch (err) {
       return this.failed(workspaceId, recorded, err);
     }
-    if (Array.isArray(info.rejected) && info.rejected.length > 0 && (info.accepted ?? []).length === 0) {
-      const refused = {
-        code: 'EENVELOPE',
-        command: 'RCPT TO',
-        responseCode: 550,
-        message: 'recipient rejected',
-      };
-      return this.failed(workspaceId, recorded, refused);
-    }
     const message = await this.ds.transaction(async (m) => {
+      if (messageId !== recorded.mail.messageId) {
+        await this.messages.replaceMessageId(workspaceId, recorded.id, messageId, m);
+      }
       const marked = await this.messages.markManualSent(workspaceId, recorded.id, new Date(), m);
       const sent = await this.replies.findMessage(workspaceId, recorded.id, m);
       // Resolved meanwhile (the stale-reply sweep, or a retry with the same Idempotency-Key after
@@ -263,9 +254,7 @@ export class ManualReplyService {
 
   /** Step 3 for a send SMTP did not accept. */
   private async failed(workspaceId: WorkspaceId, r: Recorded, err: unknown): Promise<ManualReplyResult> {
-    const smtpError = ((err instanceof SmtpSendError ? err.smtpError : err) ?? {}) as SmtpError;
-    const handedOver = err instanceof SmtpSendError ? err.trace.handedOver() : false;
-    const failure: SmtpFailure = classifySmtpFailure(smtpError, handedOver);
+    const { failure, smtpError, holdSeconds } = classifySendFailure(err);
     const { ctx } = r;
     logger.warn(
       { inboxId: ctx.inbox.id, messageId: r.id, reason: failure.reason, outcome: failure.kind },
@@ -295,7 +284,8 @@ export class ManualReplyService {
     if (failure.kind === 'unknown') {
       const message = await this.ds.transaction(async (m) => {
         await this.inboxes.noteSendFailure(workspaceId, ctx.inbox.id, failure.reason, false, m);
-        const note = unknownNote(`was handed to the SMTP server but no final reply came (${failure.reason})`);
+        const to = ctx.inbox.transport === 'api' ? "the provider's API" : 'the SMTP server';
+        const note = unknownNote(`was handed to ${to} but no final reply came (${failure.reason})`);
         await this.messages.markFailed(workspaceId, r.id, note, m);
         return this.replies.findMessage(workspaceId, r.id, m);
       });
@@ -304,6 +294,7 @@ export class ManualReplyService {
     }
     const resolved = await this.ds.transaction(async (m) => {
       await this.inboxes.noteSendFailure(workspaceId, ctx.inbox.id, failure.reason, failure.inboxError, m);
+      if (holdSeconds !== null) await this.inboxes.holdSending(workspaceId, ctx.inbox.id, holdSeconds, m);
       if (!(await this.messages.dropSending(workspaceId, r.id, m))) {
         // Resolved meanwhile (see reply()): the record stands, its slot stays taken.
         return this.replies.findMessage(workspaceId, r.id, m);
@@ -318,9 +309,9 @@ export class ManualReplyService {
     throw new ApiError(
       503,
       'service_unavailable',
-      "The inbox's SMTP server did not accept the reply; nothing was sent. Try again later (the same Idempotency-Key may be reused)",
+      "The inbox's mail server did not accept the reply; nothing was sent. Try again later (the same Idempotency-Key may be reused)",
       undefined,
-      { 'Retry-After': '60' },
+      { 'Retry-After': String(holdSeconds ?? 60) },
     );
   }
 }
