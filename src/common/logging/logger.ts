@@ -74,7 +74,13 @@ export const accessLogger: Logger = make({ level: LEVEL, base: BASE });
  * info: at the default level the start-up log stays a handful of lines and names the address once.
  * `LOG_LEVEL=debug` shows the route table again.
  */
-const BOOTSTRAP_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory', 'NestApplication']);
+const BOOTSTRAP_CONTEXTS = new Set([
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'NestFactory',
+  'NestApplication',
+]);
 
 export class PinoNestLogger implements LoggerService {
   log(message: unknown, context?: string): void {
