@@ -410,6 +410,8 @@ const REASON_CASES: Record<string, Case[]> = {
     ],
     ['host_unknown', true, '5.0.0', null, 'all relevant MX records point to non-existent hosts'],
     ['host_unknown', true, '5.0.0', null, 'all host address lookups failed permanently'],
+    ['host_unknown', true, '5.0.0', null, '550 Host unreachable'],
+    ['host_unknown', true, null, null, '550 Recipient address rejected: unknown domain name'],
     [
       'network_error',
       false,
@@ -421,6 +423,8 @@ const REASON_CASES: Record<string, Case[]> = {
   'not accept: hard under 5.x.x, soft under 4.x.x (a host refusing for now)': [
     ['not_accept', true, '5.1.10', null, '556 5.1.10 Recipient address has null MX'],
     ['not_accept', true, '5.0.0', null, 'Host does not accept mail'],
+    ['not_accept', true, '5.0.0', null, '550 Mail receiving disabled'],
+    ['not_accept', true, null, null, '550 No MX record found for domain=example.jp'],
     [
       'not_accept',
       false,
