@@ -82,7 +82,7 @@ export function buildMetrics(registry: Registry, options: MetricsOptions) {
     }),
     replyCategories: new Counter({
       name: 'outreach_reply_categories_total',
-      help: 'Replies categorised by the reply-categorize sweep, by source (rules, ai) and fallback (none, or why the rules decided although an AI provider was set: no_model, no_key, empty_reply, daily_limit, timeout, error, invalid_answer)',
+      help: 'Replies categorised by the reply-categorize sweep, by source (rules, ai) and fallback (none, or why the rules decided although an AI provider was set: no_model, invalid_model, no_key, empty_reply, daily_limit, timeout, error, invalid_answer)',
       labelNames: ws(['source', 'fallback']),
       registers,
     }),
