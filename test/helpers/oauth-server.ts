@@ -29,6 +29,13 @@ export interface FakeOAuthServer {
    * and user-info refuses the mail-audience access token.
    */
   microsoftStyle: boolean;
+  /** Microsoft's `xms_edov` in the ID token (the email domain's owner verified `email`); default true. */
+  microsoftEmailVerified: boolean;
+  /**
+   * Which account consents next: the subject (`sub`) is derived from the address and this, so another
+   * value is another account showing the same address.
+   */
+  nextAccount: string;
   /** Token endpoint calls with grant_type=refresh_token, by refresh token. */
   refreshCalls: Map<string, number>;
   /** Every token ever issued (access and refresh), to search output for. */
@@ -55,8 +62,11 @@ async function body(req: IncomingMessage): Promise<URLSearchParams> {
 }
 
 export async function startOAuthServer(): Promise<FakeOAuthServer> {
-  const codes = new Map<string, { email: string; challenge: string; redirectUri: string }>();
-  const access = new Map<string, { email: string; expiresAt: number }>();
+  const codes = new Map<string, { email: string; account: string; challenge: string; redirectUri: string }>();
+  const subjectOf = (email: string, account: string): string =>
+    createHash('sha256').update(`${account}|${email}`).digest('hex').slice(0, 20);
+  const access = new Map<string, { email: string; account?: string; expiresAt: number }>();
+  const accountOf = new Map<string, string>();
   const refresh = new Map<string, { email: string; revoked: boolean }>();
   const port = await freePort();
   const signingKey = await generateKeyPair('RS256');
@@ -70,6 +80,8 @@ export async function startOAuthServer(): Promise<FakeOAuthServer> {
     tokenAnswerBytes: null,
     nextEmail: 'ada@example.test',
     microsoftStyle: false,
+    microsoftEmailVerified: true,
+    nextAccount: '',
     refreshCalls: new Map(),
     issued: [],
     refreshTokenOf: (email) => [...refresh.entries()].find(([, v]) => v.email === email)?.[0],
@@ -91,10 +103,10 @@ export async function startOAuthServer(): Promise<FakeOAuthServer> {
         server.closeAllConnections();
       }),
   };
-  const issueAccess = (email: string): { access_token: string; expires_in: number } => {
+  const issueAccess = (email: string, account = ''): { access_token: string; expires_in: number } => {
     const t = token('at');
     state.issued.push(t);
-    access.set(t, { email, expiresAt: Date.now() + state.accessTtlSeconds * 1000 });
+    access.set(t, { email, account, expiresAt: Date.now() + state.accessTtlSeconds * 1000 });
     return { access_token: t, expires_in: state.accessTtlSeconds };
   };
   const json = (res: import('node:http').ServerResponse, status: number, payload: unknown): void => {
@@ -116,6 +128,7 @@ export async function startOAuthServer(): Promise<FakeOAuthServer> {
         const code = token('code');
         codes.set(code, {
           email: state.nextEmail,
+          account: state.nextAccount,
           challenge: q.get('code_challenge') ?? '',
           redirectUri: q.get('redirect_uri') ?? '',
         });
@@ -153,12 +166,21 @@ export async function startOAuthServer(): Promise<FakeOAuthServer> {
           const rt = token('rt');
           state.issued.push(rt);
           refresh.set(rt, { email: c.email, revoked: false });
+          accountOf.set(rt, c.account);
           const idToken = state.microsoftStyle
-            ? await new SignJWT({ preferred_username: c.email, tid: 'tenant-test', oid: 'oid-test' })
+            ? await new SignJWT({
+                // Microsoft's: `email` (verified when `xms_edov` is true) and a `preferred_username`
+                // that may be any string (here another address, which must never be used).
+                email: c.email,
+                xms_edov: state.microsoftEmailVerified,
+                preferred_username: `alias.${c.email}`,
+                tid: 'tenant-test',
+                oid: 'oid-test',
+              })
                 .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
                 .setIssuer(state.url)
                 .setAudience(state.clientId)
-                .setSubject(createHash('sha256').update(c.email).digest('hex').slice(0, 20))
+                .setSubject(subjectOf(c.email, c.account))
                 .setIssuedAt()
                 .setExpirationTime('1h')
                 .sign(signingKey.privateKey)
@@ -169,7 +191,7 @@ export async function startOAuthServer(): Promise<FakeOAuthServer> {
             refresh_token: rt,
             scope: 'email https://mail.google.com/',
             ...(idToken ? { id_token: idToken } : {}),
-            ...issueAccess(c.email),
+            ...issueAccess(c.email, c.account),
           });
         }
         if (p.get('grant_type') === 'refresh_token') {
@@ -182,7 +204,7 @@ export async function startOAuthServer(): Promise<FakeOAuthServer> {
               error: 'invalid_grant',
               error_description: 'Token has been expired or revoked.',
             });
-          return json(res, 200, { token_type: 'Bearer', ...issueAccess(r.email) });
+          return json(res, 200, { token_type: 'Bearer', ...issueAccess(r.email, accountOf.get(rt)) });
         }
         return json(res, 400, { error: 'unsupported_grant_type' });
       }
@@ -199,7 +221,7 @@ export async function startOAuthServer(): Promise<FakeOAuthServer> {
         const a = access.get(t);
         if (!a || a.expiresAt < Date.now()) return json(res, 401, { error: 'invalid_token' });
         return json(res, 200, {
-          sub: createHash('sha256').update(a.email).digest('hex').slice(0, 20),
+          sub: subjectOf(a.email, a.account ?? ''),
           email: a.email,
           email_verified: true,
         });

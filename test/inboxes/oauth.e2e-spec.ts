@@ -278,6 +278,33 @@ describe('OAuth 2.0 inboxes (fake authorization server, XOAUTH2-only SMTP)', () 
     expect(await db.getRepository(Inbox).count()).toBe(before);
   }, 40_000);
 
+  it('reconnecting an inbox with another account (subject) of the same address answers 409; the same account reconnects', async () => {
+    const first = await connect('zoe@oauth-mail.test', 'https://app.example.com/back');
+    const inboxId = new URL(first.res.headers.location as string).searchParams.get('inbox_id')!;
+    const bound = await inboxByEmail('zoe@oauth-mail.test');
+    expect(bound.oauthSubject).toMatch(/^[0-9a-f]{20}$/);
+    oauth.nextAccount = 'someone-else';
+    try {
+      const other = await connect('zoe@oauth-mail.test', 'https://app.example.com/back');
+      expect(other.res.status).toBe(303);
+      const to = new URL(other.res.headers.location as string);
+      expect(to.searchParams.get('error')).toBe('account_mismatch');
+      expect(to.searchParams.get('inbox_id')).toBeNull();
+      const page = await connect('zoe@oauth-mail.test');
+      expect(page.res.status).toBe(409);
+      expect(page.res.text).toContain('account_mismatch');
+    } finally {
+      oauth.nextAccount = '';
+    }
+    // Untouched: the same grant, the same account.
+    const after = await inboxByEmail('zoe@oauth-mail.test');
+    expect(after.oauthSubject).toBe(bound.oauthSubject);
+    expect(after.oauthSealed).toBe(bound.oauthSealed);
+    // The account it was connected with reconnects it.
+    const again = await connect('zoe@oauth-mail.test', 'https://app.example.com/back');
+    expect(new URL(again.res.headers.location as string).searchParams.get('inbox_id')).toBe(inboxId);
+  });
+
   it('refreshes a short-lived access token once per expiry however many workers ask', async () => {
     oauth.accessTtlSeconds = 4;
     await connect('cyd@oauth-mail.test');
@@ -538,8 +565,18 @@ describe('OAuth 2.0 inboxes (fake authorization server, XOAUTH2-only SMTP)', () 
       const ids = await campaignOver([kim.id], 1, 'kim-lead');
       await waitFor(async () => (await completed(ids)) === 1, '1 send');
       expect(sink.received.find((m) => m.to[0].startsWith('kim-lead'))?.from).toBe('kim@contoso-mail.test');
+      // The address is the verified `email` (xms_edov), never `preferred_username` (alias.kim@…).
+      expect(await db.getRepository(Inbox).countBy({ email: 'alias.kim@contoso-mail.test' })).toBe(0);
+      // An `email` whose domain owner is not verified names no address: nothing is connected.
+      oauth.microsoftEmailVerified = false;
+      const unverified = await connect('lee@contoso-mail.test', undefined, 'microsoft');
+      expect(unverified.res.status).toBe(400);
+      expect(unverified.res.text).toContain('invalid_account');
+      expect(await db.getRepository(Inbox).countBy({ email: 'lee@contoso-mail.test' })).toBe(0);
+      expect(await db.getRepository(Inbox).countBy({ email: 'alias.lee@contoso-mail.test' })).toBe(0);
     } finally {
       oauth.microsoftStyle = false;
+      oauth.microsoftEmailVerified = true;
     }
   });
 

@@ -16935,7 +16935,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description To the flow's return_url (on an origin of OAUTH_RETURN_ORIGINS), with `inbox_id` (connected) or `error` (access_denied, grant_refused, provider_unavailable, invalid_account) in the query; an unknown or expired flow never redirects */
+            /** @description To the flow's return_url (on an origin of OAUTH_RETURN_ORIGINS), with `inbox_id` (connected) or `error` (access_denied, grant_refused, provider_unavailable, invalid_account, account_mismatch) in the query; an unknown or expired flow never redirects */
             303: {
                 headers: {
                     /** @description The return_url with the outcome */
@@ -16978,6 +16978,23 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Nothing was connected (no return_url): the address is connected with another account of the provider (account_mismatch) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+                     *     <meta name="robots" content="noindex"><title>Inbox not connected</title>
+                     *     <style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}</style></head>
+                     *     <body><h1>Inbox not connected</h1><p>This address is connected with another account. Sign in with that account, or disconnect the inbox first.</p><p>Reason: account_mismatch</p></body></html>
+                     */
+                    "text/html": string;
                 };
             };
             /** @description payload_too_large: the body is over the size limit of this route */

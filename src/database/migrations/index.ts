@@ -22,6 +22,7 @@ import { ReplyCategories1799950000000 } from './1799950000000-ReplyCategories.js
 import { InboxConnections1799970000000 } from './1799970000000-InboxConnections.js';
 import { FairReplyCategories1800100000000 } from './1800100000000-FairReplyCategories.js';
 import { SequencesThatReact1800200000000 } from './1800200000000-SequencesThatReact.js';
+import { InboxOAuthSubject1800300000000 } from './1800300000000-InboxOAuthSubject.js';
 import { InboxHealthCheckClaim1800350000000 } from './1800350000000-InboxHealthCheckClaim.js';
 import { ProviderApis1800500000000 } from './1800500000000-ProviderApis.js';
 
@@ -46,6 +47,7 @@ export const MIGRATIONS: Array<new () => object> = [
   InboxConnections1799970000000,
   FairReplyCategories1800100000000,
   SequencesThatReact1800200000000,
+  InboxOAuthSubject1800300000000,
   InboxHealthCheckClaim1800350000000,
   ProviderApis1800500000000,
 ];

@@ -39,6 +39,8 @@ export interface ConnectOAuthInboxInput {
   email: string;
   provider: OAuthProviderName;
   refreshToken: string;
+  /** The account's subject at the provider (from the callback); unknown for a CLI refresh token. */
+  subject?: string | null;
   displayName?: string | null;
   dailyLimit?: number;
   /** `smtp` (default) or `api` (the provider's own API; the consent flow's inboxes). */
@@ -72,6 +74,7 @@ export function connectOAuthInbox(
       provider: input.provider,
       refreshToken: input.refreshToken,
       transport: input.transport ?? 'smtp',
+      subject: input.subject ?? null,
     },
   });
 }
@@ -86,7 +89,12 @@ const EMAIL_RE =
 export async function connectInbox(
   db: DataSource,
   input: ConnectInboxInput & {
-    oauth?: { provider: OAuthProviderName; refreshToken: string; transport: InboxTransport };
+    oauth?: {
+      provider: OAuthProviderName;
+      refreshToken: string;
+      transport: InboxTransport;
+      subject?: string | null;
+    };
   },
 ): Promise<{ inbox: Inbox; inboundSecret: string; reconnected: boolean }> {
   const email = input.email.trim().toLowerCase();
@@ -116,6 +124,14 @@ export async function connectInbox(
     if (!ws) throw ApiError.notFound('Workspace');
     const inboundSecret = newInboundSecret();
     const existing = await inboxes.findOne(ws.id, { email });
+    // The account an inbox was connected with stays its account: another one showing the same
+    // address (another tenant's user, a renamed account) does not take it over.
+    const subject = input.oauth?.subject ?? null;
+    if (existing?.oauthSubject && subject && existing.oauthSubject !== subject) {
+      throw ApiError.conflict(
+        `${email} is connected with another ${input.oauth!.provider} account: disconnect it first or sign in with that account`,
+      );
+    }
     // The id is chosen here, before the insert, because the sealed settings are bound to it.
     const id = existing?.id ?? randomUUID();
     const values = {
@@ -130,6 +146,7 @@ export async function connectInbox(
       imapSealed: input.imap ? sealSettings(input.imap, id, 'imap') : null,
       oauthSealed: input.oauth ? sealRefreshToken(input.oauth.refreshToken, id) : null,
       oauthConnectedAt: input.oauth ? new Date() : null,
+      oauthSubject: input.oauth ? (subject ?? existing?.oauthSubject ?? null) : null,
       inboundSecretHash: hashInboundSecret(inboundSecret),
     };
     if (existing) {

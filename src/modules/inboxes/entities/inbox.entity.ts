@@ -52,6 +52,8 @@ export class Inbox {
   @Column({ type: 'text', nullable: true }) oauthSealed: string | null;
   /** When the OAuth grant in `oauthSealed` was given (a reconnect starts a new one; cached access tokens are per grant). */
   @Timestamp() oauthConnectedAt: Date | null;
+  /** The provider's subject (`sub`) of the account the inbox is connected with; another one answers 409. */
+  @Column({ type: 'text', nullable: true }) oauthSubject: string | null;
   /** Sealed JSON {host, port, secure, user, password}, or null when the inbox is not polled. */
   @Column({ type: 'text', nullable: true }) imapSealed: string | null;
   @Column({ type: 'bigint', nullable: true }) imapUidValidity: number | string | null;

@@ -52,7 +52,10 @@ const REASONS: Record<Extract<OAuthCallbackResult, { ok: false }>['error'], stri
   access_denied: 'Access was not granted.',
   grant_refused: 'The provider refused the sign-in. Start again from the application.',
   provider_unavailable: 'The provider could not be reached or gave no usable answer. Try again later.',
-  invalid_account: 'The account cannot be connected as an inbox.',
+  invalid_account:
+    'The account cannot be connected as an inbox (the provider named no verified address for it).',
+  account_mismatch:
+    'This address is connected with another account. Sign in with that account, or disconnect the inbox first.',
 };
 
 /**
@@ -89,7 +92,7 @@ export class OAuthCallbackController {
   @ApiResponse({
     status: 303,
     description:
-      "To the flow's return_url (on an origin of OAUTH_RETURN_ORIGINS), with `inbox_id` (connected) or `error` (access_denied, grant_refused, provider_unavailable, invalid_account) in the query; an unknown or expired flow never redirects",
+      "To the flow's return_url (on an origin of OAUTH_RETURN_ORIGINS), with `inbox_id` (connected) or `error` (access_denied, grant_refused, provider_unavailable, invalid_account, account_mismatch) in the query; an unknown or expired flow never redirects",
     headers: { Location: { description: 'The return_url with the outcome', schema: { type: 'string' } } },
   })
   @ApiResponse({
@@ -97,6 +100,14 @@ export class OAuthCallbackController {
     description:
       'Nothing was connected: a forged, reused or expired state (whatever the return_url), or, without a return_url, refused consent or a provider failure',
     content: html(page('Inbox not connected', `<p>${REASONS.invalid_state}</p><p>Reason: invalid_state</p>`)),
+  })
+  @ApiResponse({
+    status: 409,
+    description:
+      'Nothing was connected (no return_url): the address is connected with another account of the provider (account_mismatch)',
+    content: html(
+      page('Inbox not connected', `<p>${REASONS.account_mismatch}</p><p>Reason: account_mismatch</p>`),
+    ),
   })
   async callback(
     @Param('provider') provider: string,
@@ -128,7 +139,7 @@ export class OAuthCallbackController {
       return;
     }
     res
-      .status(400)
+      .status(result.error === 'account_mismatch' ? 409 : 400)
       .type('html')
       .send(
         page('Inbox not connected', `<p>${escape(REASONS[result.error])}</p><p>Reason: ${result.error}</p>`),

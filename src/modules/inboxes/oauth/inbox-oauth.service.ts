@@ -20,7 +20,7 @@ import { logger } from '../../../common/logging/logger.js';
 import { appConfig } from '../../../config/app-config.js';
 import { OAUTH_PROVIDERS, type OAuthProviderName } from '../../../config/mail-providers.js';
 import { connectOAuthInbox } from '../inboxes.service.js';
-import { authorizationUrl, exchangeCode, OAuthGrantRefused } from './oauth-client.js';
+import { authorizationUrl, exchangeCode, OAuthGrantRefused, UnverifiedAccount } from './oauth-client.js';
 import * as oauth from 'openid-client';
 import { OAuthFlowsRepository } from './oauth-flows.repository.js';
 import type { WorkspaceId } from '../../../common/tenant/workspace-id.js';
@@ -34,7 +34,8 @@ export type OAuthCallbackError =
   | 'access_denied'
   | 'grant_refused'
   | 'provider_unavailable'
-  | 'invalid_account';
+  | 'invalid_account'
+  | 'account_mismatch';
 
 export type OAuthCallbackResult =
   | { ok: true; inboxId: string; email: string; returnUrl: string | null; reconnected: boolean }
@@ -136,14 +137,15 @@ export class InboxOAuthService {
     if (typeof query.iss === 'string') callbackUrl.searchParams.set('iss', query.iss);
     try {
       const codeVerifier = unseal(flow.codeVerifierSealed, verifierAt(flow.stateHash));
-      const { email, tokens } = await exchangeCode(provider, callbackUrl, state, codeVerifier);
+      const { email, subject, tokens } = await exchangeCode(provider, callbackUrl, state, codeVerifier);
       const { inbox, reconnected } = await connectOAuthInbox(this.db, {
         workspaceId: flow.workspaceId,
         email,
         provider,
         refreshToken: tokens.refreshToken,
-        // The consent asked for the API scopes too: the provider's own API (CONTRACT §25).
+        // The consent asked for the API scopes too: the provider's own API.
         transport: 'api',
+        subject,
       });
       logger.info({ inboxId: inbox.id, provider, reconnected }, 'oauth: inbox connected');
       return { ok: true, inboxId: inbox.id, email: inbox.email, returnUrl, reconnected };
@@ -151,9 +153,11 @@ export class InboxOAuthService {
       const error: OAuthCallbackError =
         err instanceof OAuthGrantRefused
           ? 'grant_refused'
-          : err instanceof ApiError
-            ? 'invalid_account'
-            : 'provider_unavailable';
+          : err instanceof ApiError && err.getStatus() === 409
+            ? 'account_mismatch'
+            : err instanceof ApiError || err instanceof UnverifiedAccount
+              ? 'invalid_account'
+              : 'provider_unavailable';
       logger.warn(
         { provider, error, reason: err instanceof Error ? err.message : 'error' },
         'oauth: callback connected nothing',

@@ -78,6 +78,28 @@ export class OAuthUnavailable extends Error {
   }
 }
 
+/** The provider named no verified address (or no subject) for the account: it cannot be an inbox. */
+export class UnverifiedAccount extends Error {
+  constructor(readonly provider: OAuthProviderName) {
+    super(
+      provider === 'microsoft'
+        ? 'microsoft named no verified address for the account (an email claim with xms_edov: true)'
+        : `${provider} named no verified address for the account`,
+    );
+    this.name = 'UnverifiedAccount';
+  }
+}
+
+/** The address in `claims` when the provider vouches for it (see `exchangeCode`). */
+function verifiedEmail(provider: OAuthProviderName, claims: Record<string, unknown>): string | undefined {
+  if (typeof claims.email !== 'string') return undefined;
+  const verified =
+    provider === 'microsoft'
+      ? claims.xms_edov === true || claims.xms_edov === 'true' || claims.xms_edov === 1
+      : claims.email_verified === true || claims.email_verified === 'true';
+  return verified ? claims.email : undefined;
+}
+
 export interface TokenSet {
   accessToken: string;
   /** Epoch ms. */
@@ -162,15 +184,19 @@ export async function authorizationUrl(
 }
 
 /**
- * Exchanges the callback's code (state and PKCE checked by openid-client) and reads the account's
- * address: from the validated ID token when there is one, else from the user-info endpoint.
+ * Exchanges the callback's code (state and PKCE checked by openid-client) and reads the account: its
+ * subject (`sub`) and its address, from verified claims only, in the validated ID token when there is
+ * one, else from the user-info endpoint. Google: `email` with `email_verified: true`. Microsoft:
+ * `email` with `xms_edov: true` (the email domain's owner verified it; an optional claim the app
+ * registration asks for); `preferred_username` and an unverified `email` can name any address and
+ * are never used.
  */
 export async function exchangeCode(
   provider: OAuthProviderName,
   callbackUrl: URL,
   state: string,
   codeVerifier: string,
-): Promise<{ email: string; tokens: TokenSet & { refreshToken: string } }> {
+): Promise<{ email: string; subject: string; tokens: TokenSet & { refreshToken: string } }> {
   const config = await oauthConfig(provider);
   let tokens: client.TokenEndpointResponse & client.TokenEndpointResponseHelpers;
   try {
@@ -184,21 +210,25 @@ export async function exchangeCode(
   if (!tokens.refresh_token)
     throw new OAuthUnavailable(provider, 'gave no refresh token (offline access refused)');
   const claims = tokens.claims();
-  let email = typeof claims?.email === 'string' ? claims.email : undefined;
-  if (!email && provider === 'microsoft' && typeof claims?.preferred_username === 'string') {
-    email = claims.preferred_username;
-  }
-  if (!email) {
+  let subject = typeof claims?.sub === 'string' ? claims.sub : undefined;
+  let email = claims ? verifiedEmail(provider, claims) : undefined;
+  if (!email && provider === 'google') {
     try {
-      const info = await client.fetchUserInfo(config, tokens.access_token, client.skipSubjectCheck);
-      email = typeof info.email === 'string' ? info.email : undefined;
+      const info = await client.fetchUserInfo(
+        config,
+        tokens.access_token,
+        subject ?? client.skipSubjectCheck,
+      );
+      email = verifiedEmail(provider, info);
+      subject ??= info.sub;
     } catch (err) {
       throw classify(provider, err, 'user-info failed');
     }
   }
-  if (!email) throw new OAuthUnavailable(provider, 'named no email address for the account');
+  if (!email || !subject) throw new UnverifiedAccount(provider);
   return {
     email,
+    subject,
     tokens: {
       accessToken: tokens.access_token,
       expiresAt: expiresAt(tokens),
