@@ -17,6 +17,7 @@ const DEFAULT_CONFIG = {
   ai_model: null,
   ai_daily_limit: 1000,
   bounce_rate_pause_percent: 5,
+  out_of_office_hold_days: 3,
 };
 
 describe('provisioning', () => {
@@ -221,6 +222,7 @@ describe('provisioning', () => {
       ai_model: 'm'.repeat(100),
       ai_daily_limit: 10000,
       bounce_rate_pause_percent: 2.5,
+      out_of_office_hold_days: 3,
     });
     const none = await api(app, t.provisioningToken)
       .post(`${LIST}/${high.body.data.workspace.id}/seed`)
@@ -306,6 +308,7 @@ describe('provisioning', () => {
       ai_model: 'gpt-x',
       ai_daily_limit: 1000,
       bounce_rate_pause_percent: 5,
+      out_of_office_hold_days: 3,
     });
     const second = await seed({ message_body_retention_days: 30, unsubscribe_footer_enabled: false });
     expect(second.status).toBe(200);

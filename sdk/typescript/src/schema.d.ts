@@ -2136,6 +2136,11 @@ export interface components {
             domain_daily_send_limit?: number;
             /** @default 365 */
             message_body_retention_days?: number;
+            /**
+             * @description Out of office: days an away auto-reply without a return date holds its enrollment’s next step; 0 turns it off
+             * @default 3
+             */
+            out_of_office_hold_days?: number;
             /** @default true */
             unsubscribe_footer_enabled?: boolean;
         };
@@ -2156,6 +2161,11 @@ export interface components {
             bounce_rate_pause_percent: number;
             domain_daily_send_limit: number;
             message_body_retention_days: number;
+            /**
+             * @description Days an away notice without a date holds; 0 = off
+             * @example 3
+             */
+            out_of_office_hold_days: number;
             unsubscribe_footer_enabled: boolean;
         };
         WorkspaceResponseDto: {
@@ -10262,7 +10272,8 @@ export interface operations {
                      *             "ai_provider": "openai",
                      *             "ai_model": "string",
                      *             "ai_daily_limit": 1000,
-                     *             "bounce_rate_pause_percent": 5
+                     *             "bounce_rate_pause_percent": 5,
+                     *             "out_of_office_hold_days": 3
                      *           },
                      *           "organization_id": "7c60d51f-b44e-4682-87d6-449835ea4de6",
                      *           "created_at": "2019-08-24T14:15:22Z"
@@ -10479,7 +10490,8 @@ export interface operations {
                  *         "ai_provider": "openai",
                  *         "ai_model": "string",
                  *         "ai_daily_limit": 1000,
-                 *         "bounce_rate_pause_percent": 5
+                 *         "bounce_rate_pause_percent": 5,
+                 *         "out_of_office_hold_days": 3
                  *       }
                  *     }
                  */
@@ -10510,7 +10522,8 @@ export interface operations {
                      *             "ai_provider": "openai",
                      *             "ai_model": "string",
                      *             "ai_daily_limit": 1000,
-                     *             "bounce_rate_pause_percent": 5
+                     *             "bounce_rate_pause_percent": 5,
+                     *             "out_of_office_hold_days": 3
                      *           },
                      *           "organization_id": "7c60d51f-b44e-4682-87d6-449835ea4de6",
                      *           "created_at": "2019-08-24T14:15:22Z"
@@ -10775,7 +10788,8 @@ export interface operations {
                      *           "ai_provider": "openai",
                      *           "ai_model": "string",
                      *           "ai_daily_limit": 1000,
-                     *           "bounce_rate_pause_percent": 5
+                     *           "bounce_rate_pause_percent": 5,
+                     *           "out_of_office_hold_days": 3
                      *         },
                      *         "organization_id": "7c60d51f-b44e-4682-87d6-449835ea4de6",
                      *         "created_at": "2019-08-24T14:15:22Z"
@@ -10975,7 +10989,8 @@ export interface operations {
                  *         "ai_provider": "openai",
                  *         "ai_model": "string",
                  *         "ai_daily_limit": 1000,
-                 *         "bounce_rate_pause_percent": 5
+                 *         "bounce_rate_pause_percent": 5,
+                 *         "out_of_office_hold_days": 3
                  *       }
                  *     }
                  */
@@ -11006,7 +11021,8 @@ export interface operations {
                      *             "ai_provider": "openai",
                      *             "ai_model": "string",
                      *             "ai_daily_limit": 1000,
-                     *             "bounce_rate_pause_percent": 5
+                     *             "bounce_rate_pause_percent": 5,
+                     *             "out_of_office_hold_days": 3
                      *           },
                      *           "organization_id": "7c60d51f-b44e-4682-87d6-449835ea4de6",
                      *           "created_at": "2019-08-24T14:15:22Z"

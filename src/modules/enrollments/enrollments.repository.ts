@@ -137,6 +137,32 @@ export class EnrollmentTransitionsRepository {
     return stopped.length;
   }
 
+  /**
+   * Holds an active or paused enrollment's next step until `until` (out of office): `held_until`,
+   * `held_reason`, and its due time moves to the hold when earlier, so the due index never sees it
+   * before (a claim in flight loses its fencing token and sends nothing). The row held, or undefined.
+   */
+  async hold(
+    workspaceId: WorkspaceId,
+    enrollmentId: number,
+    until: Date,
+    reason: string,
+    manager: EntityManager,
+  ): Promise<{ id: number; contact_id: number; campaign_id: number } | undefined> {
+    const [row] = await rows<{ id: string; contact_id: string; campaign_id: string }>(
+      manager,
+      `UPDATE enrollments SET held_until = $3, held_reason = $4,
+         next_step_at = CASE WHEN next_step_at IS NULL THEN NULL ELSE greatest(next_step_at, $3) END,
+         updated_at = now()
+       WHERE workspace_id = $1 AND id = $2 AND status IN ('active', 'paused')
+       RETURNING id, contact_id, campaign_id`,
+      [workspaceId, enrollmentId, until, reason],
+    );
+    return row
+      ? { id: Number(row.id), contact_id: Number(row.contact_id), campaign_id: Number(row.campaign_id) }
+      : undefined;
+  }
+
   /** Stops every active or paused enrollment of a subsequence (it is being deleted); how many. */
   async stopAllOfSubsequence(
     workspaceId: WorkspaceId,

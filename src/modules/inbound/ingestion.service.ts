@@ -35,6 +35,7 @@ import { InboxStateRepository } from '../inboxes/inbox-state.repository.js';
 import { InboundRepository, type OriginalMessage } from './inbound.repository.js';
 import { MessageWritesRepository } from '../threads/message-writes.repository.js';
 import { notifyReplyRecorded } from '../reply-categories/reply-recorded.js';
+import { replyText } from '../reply-categories/reply-text.js';
 
 /** Bodies kept for inbound mail are cut here (the raw mail is not stored). */
 const MAX_BODY_CHARS = 200_000;
@@ -256,6 +257,14 @@ export class IngestionService {
       }
       case 'auto_reply':
         if (campaignId) await this.counters.bump(m, ws, campaignId, 'auto_replied', 1, now);
+        // An away notice holds the next step (its own words: the quoted history removed).
+        await this.reactions.afterAutoReply(m, {
+          workspaceId: ws,
+          enrollmentId: original.enrollment_id,
+          subject: mail.subject ?? '',
+          ownWords: replyText(body ?? ''),
+          replyDate: mail.date && !Number.isNaN(mail.date.getTime()) ? mail.date : now,
+        });
         break;
       case 'bounce': {
         const verdict = bounce!;

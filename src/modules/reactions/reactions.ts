@@ -18,6 +18,10 @@ import type { Subsequence } from './entities/subsequence.entity.js';
 import { SubsequencesRepository } from './subsequences.repository.js';
 import type { StepAttribution } from '../analytics/metrics.js';
 import type { ReplyCategory } from '../threads/reply-category.js';
+import { readReturnDate } from '../mail-reading/reply-dates.js';
+import { EnrollmentTransitionsRepository } from '../enrollments/enrollments.repository.js';
+import { awayUntil, isAwayNotice } from './away.js';
+import { effectiveConfig, type WorkspaceConfig } from '../workspaces/workspace-config.js';
 import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 export interface ReplyArrived {
@@ -61,6 +65,7 @@ export class Reactions {
     private readonly subsequences: SubsequencesRepository,
     private readonly threads: ThreadMovesRepository,
     private readonly outbox: Outbox,
+    private readonly transitions: EnrollmentTransitionsRepository,
   ) {}
 
   /**
@@ -232,6 +237,44 @@ export class Reactions {
     if (!target) return false;
     const threadId = await this.threads.threadOfEnrollment(e.workspaceId, e.id, m);
     return this.enter(m, threadId, e, target, new Date(), 'completed');
+  }
+
+  /**
+   * An auto-reply (CONTRACT §23): an away notice holds the enrollment's next step until the first
+   * working day after the return date it names (at most 60 days ahead), or `holdDays` days without
+   * one (`out_of_office_hold_days`; 0: no hold); `enrollment.held`. Other auto-replies change nothing. The held enrollment, if any.
+   */
+  async afterAutoReply(
+    m: EntityManager,
+    a: {
+      workspaceId: WorkspaceId;
+      enrollmentId: number | null;
+      subject: string;
+      ownWords: string;
+      replyDate: Date;
+    },
+  ): Promise<Date | null> {
+    if (a.enrollmentId === null || !isAwayNotice(a.subject, a.ownWords)) return null;
+    const config = effectiveConfig(
+      (await this.subsequences.workspaceConfig(a.workspaceId, m)) as Partial<WorkspaceConfig> | null,
+    );
+    const returns = readReturnDate(a.ownWords, a.replyDate);
+    const until = awayUntil(returns?.day ?? null, a.replyDate, config.out_of_office_hold_days);
+    if (until === null) return null;
+    const held = await this.transitions.hold(a.workspaceId, a.enrollmentId, until, 'out_of_office', m);
+    if (!held) return null;
+    await this.outbox.record(m, {
+      workspaceId: a.workspaceId,
+      type: 'enrollment.held',
+      data: {
+        enrollment_id: held.id,
+        contact_id: held.contact_id,
+        campaign_id: held.campaign_id,
+        held_until: until.toISOString(),
+        reason: 'out_of_office',
+      },
+    });
+    return until;
   }
 
   /** A bounce report matched to a sent message (CONTRACT §18). */

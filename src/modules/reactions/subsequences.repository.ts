@@ -26,6 +26,19 @@ export class SubsequencesRepository extends TenantRepository<Subsequence> {
     await this.scope(workspaceId, manager).update({ id }, { ...fields, updatedAt: new Date() });
   }
 
+  /** The workspace's stored config (its reactions' settings: `out_of_office_hold_days`). */
+  async workspaceConfig(
+    workspaceId: WorkspaceId,
+    manager: EntityManager,
+  ): Promise<Record<string, unknown> | null> {
+    const [row] = (await manager.query(`SELECT config FROM workspaces WHERE id = $1`, [
+      workspaceId,
+    ])) as Array<{
+      config: Record<string, unknown> | null;
+    }>;
+    return row?.config ?? null;
+  }
+
   /** Deletes one; whether it existed. */
   async remove(
     workspaceId: WorkspaceId,

@@ -19,6 +19,11 @@ export interface WorkspaceConfig {
    * this percentage is paused (`paused_reason: bounce_rate`). 0 turns it off.
    */
   bounce_rate_pause_percent: number;
+  /**
+   * Out of office (CONTRACT §23): days an away notice without a return date holds its enrollment's
+   * next step. 0 turns holds off for such notices.
+   */
+  out_of_office_hold_days: number;
 }
 
 export const AI_PROVIDERS = ['openai', 'anthropic', 'google', 'mistral', 'none'] as const;
@@ -31,6 +36,7 @@ export const DEFAULT_WORKSPACE_CONFIG: WorkspaceConfig = {
   ai_model: null,
   ai_daily_limit: 1000,
   bounce_rate_pause_percent: 5,
+  out_of_office_hold_days: 3,
 };
 
 /** Keys whose value may be null; any other key set to null or undefined falls back to its default. */

@@ -46,6 +46,8 @@ export class WorkspaceConfigViewDto implements WorkspaceConfig {
     description: 'Percent; 0 = bounce protection off',
   })
   bounce_rate_pause_percent: number;
+  @ApiProperty({ example: 3, description: 'Days an away notice without a date holds; 0 = off' })
+  out_of_office_hold_days: number;
 }
 
 export class WorkspaceResponseDto implements WorkspaceView {

@@ -97,4 +97,18 @@ export class WorkspaceConfigDto {
   @Min(0)
   @Max(100)
   bounce_rate_pause_percent?: number;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: 60,
+    default: 3,
+    description:
+      'Out of office: days an away auto-reply without a return date holds its enrollment’s next step; 0 turns it off',
+  })
+  @IfPresent()
+  @IsInt()
+  @Min(0)
+  @Max(60)
+  out_of_office_hold_days?: number;
 }
