@@ -83,6 +83,7 @@ describe('contacts: upsert, merge, lists, filters, tenancy', () => {
         'sendable',
         'suppression',
         'source',
+        'verification',
         'created_at',
         'updated_at',
       ].sort(),

@@ -20,6 +20,7 @@ import { CanonicalContactTimezones1799700000000 } from './1799700000000-Canonica
 import { MailReading1799800000000 } from './1799800000000-MailReading.js';
 import { ReplyCategories1799950000000 } from './1799950000000-ReplyCategories.js';
 import { InboxConnections1799970000000 } from './1799970000000-InboxConnections.js';
+import { AddressVerification1800400000000 } from './1800400000000-AddressVerification.js';
 
 export const MIGRATIONS: Array<new () => object> = [
   Init1795318086464,
@@ -40,4 +41,5 @@ export const MIGRATIONS: Array<new () => object> = [
   MailReading1799800000000,
   ReplyCategories1799950000000,
   InboxConnections1799970000000,
+  AddressVerification1800400000000,
 ];
