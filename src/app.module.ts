@@ -32,6 +32,7 @@ import { OrganizationsModule } from './modules/organizations/organizations.modul
 import { ProvisioningModule } from './modules/provisioning/provisioning.module.js';
 import { WorkspacesModule } from './modules/workspaces/workspaces.module.js';
 import { EventsModule } from './modules/events/events.module.js';
+import { VerificationModule } from './modules/verification/verification.module.js';
 import { WorkerModule } from './worker/worker.module.js';
 import { IdempotencySweeper } from './common/idempotency/idempotency-sweeper.js';
 import { IdempotencyRepository } from './common/idempotency/idempotency.repository.js';
@@ -45,6 +46,7 @@ export const DOMAIN_MODULES: Array<Type<unknown> | DynamicModule> = [
   ProvisioningModule,
   EventsModule,
   ContactsModule,
+  VerificationModule,
   SuppressionsModule,
   SequencesModule,
   CampaignsModule,

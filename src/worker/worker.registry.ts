@@ -33,6 +33,7 @@ import {
   ReplyAiCategorizer,
   ReplyCategorizer,
 } from '../modules/reply-categories/reply-categorizer.service.js';
+import { VerificationService } from '../modules/verification/verification.service.js';
 
 /** A service that owns its loop's wake-ups (LISTEN/NOTIFY, hand-offs) receives the loop. */
 export interface LoopOwner {
@@ -130,6 +131,16 @@ export const LOOPS: LoopSpec[] = [
     intervalMs: (_, categorizer) => categorizer.intervalMs,
     firstDelayMs: () => 1_500,
     errorMessage: 'replies not categorised by their AI provider',
+  }),
+  spec({
+    // Address verdicts of new contacts (after their insert commits, never inside an import's
+    // transaction), `unknown` ones again later, and re-checks asked through the API (CONTRACT §24).
+    name: 'contact-verification',
+    provider: VerificationService,
+    pass: (verification) => () => verification.pass(),
+    intervalMs: () => 2_000,
+    firstDelayMs: () => 1_000,
+    errorMessage: 'contact verification pass failed',
   }),
   spec({
     name: 'idempotency-sweep',

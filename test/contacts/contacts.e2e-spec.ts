@@ -84,6 +84,7 @@ describe('contacts: upsert, merge, lists, filters, tenancy', () => {
         'suppression',
         'source',
         'referred_by_contact_id',
+        'verification',
         'created_at',
         'updated_at',
       ].sort(),

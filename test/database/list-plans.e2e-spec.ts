@@ -73,22 +73,25 @@ describe('list plans: every filter of every list is served by an index', () => {
     // of them were updated a moment ago (a busy tenant): table-wide statistics then promise many
     // recent updates in every workspace, which is not true of the measured one.
     await q(
-      `INSERT INTO contacts (workspace_id, email, created_at, updated_at)
-       SELECT $1, 'o' || g || '@other.test', now() - g * interval '1 minute', now() - interval '5 minutes'
+      `INSERT INTO contacts (workspace_id, email, created_at, updated_at, verification_due_at)
+       SELECT $1, 'o' || g || '@other.test', now() - g * interval '1 minute', now() - interval '5 minutes', NULL
        FROM generate_series(1, $2) g`,
       [other.workspaceId, N / 2],
     );
-    // Contacts: 0.01 % replied, 0.01 % suppressed, 0.01 % updated in the last hour; the rest new or
-    // contacted, spread over 100 days; none created in the last two hours (so that a recent
-    // updated_after matches only the updated ones).
+    // Contacts: 0.01 % replied, 0.01 % suppressed, 0.01 % updated in the last hour, 0.01 % with an
+    // invalid address (the rest valid, none due for a check); the rest new or contacted, spread over
+    // 100 days; none created in the last two hours (so that a recent updated_after matches only the
+    // updated ones).
     await q(
-      `INSERT INTO contacts (workspace_id, email, stage, suppression_reason, suppressed_at, created_at, updated_at)
+      `INSERT INTO contacts (workspace_id, email, stage, suppression_reason, suppressed_at, created_at, updated_at,
+                             verification_status, verification_due_at)
        SELECT $1, 'c' || g || '@example.test',
               CASE WHEN g % 10000 = 7 THEN 'replied' WHEN g % 3 = 0 THEN 'contacted' ELSE 'new' END,
               CASE WHEN g % 10000 = 11 THEN 'bounced' END, CASE WHEN g % 10000 = 11 THEN now() END,
               now() - interval '2 hours' - g * interval '86 seconds',
               CASE WHEN g % 10000 = 13 THEN now() - interval '1 minute'
-                   ELSE now() - interval '2 hours' - g * interval '86 seconds' END
+                   ELSE now() - interval '2 hours' - g * interval '86 seconds' END,
+              CASE WHEN g % 10000 = 17 THEN 'invalid' ELSE 'valid' END, NULL
        FROM generate_series(1, $2) g`,
       [w, N],
     );
@@ -232,6 +235,9 @@ describe('list plans: every filter of every list is served by an index', () => {
         () => '/contacts?status=replied,new',
         () => '/contacts?sendable=false',
         () => '/contacts?sendable=true',
+        () => '/contacts?verification=invalid',
+        () => '/contacts?verification=valid',
+        () => '/contacts?verification=invalid,risky',
         () => '/contacts?email=c77@example.test',
         () => `/contacts?created_after=${recent}`,
         () => '/contacts?created_before=2000-01-01',

@@ -295,6 +295,12 @@ describe('sending engine (real SMTP)', () => {
       [t.workspaceId, 'nobody@example.com'],
     );
     expect(s.reason).toBe('bounced');
+    // The address verdict (CONTRACT §24): invalid, the mailbox unknown, whatever a check said before.
+    const v = await one<{ verification_status: string; verification_reasons: string[] }>(
+      'SELECT verification_status, verification_reasons FROM contacts WHERE id = $1',
+      [contactId],
+    );
+    expect(v).toEqual({ verification_status: 'invalid', verification_reasons: ['mailbox_unknown'] });
     const m = await one<{ bounced: number; sent: number }>(
       'SELECT bounced, sent FROM daily_metrics WHERE workspace_id = $1 AND campaign_id = $2',
       [t.workspaceId, c.campaignId],

@@ -24,6 +24,7 @@ import { FairReplyCategories1800100000000 } from './1800100000000-FairReplyCateg
 import { SequencesThatReact1800200000000 } from './1800200000000-SequencesThatReact.js';
 import { InboxOAuthSubject1800300000000 } from './1800300000000-InboxOAuthSubject.js';
 import { InboxHealthCheckClaim1800350000000 } from './1800350000000-InboxHealthCheckClaim.js';
+import { AddressVerification1800400000000 } from './1800400000000-AddressVerification.js';
 import { ProviderApis1800500000000 } from './1800500000000-ProviderApis.js';
 
 export const MIGRATIONS: Array<new () => object> = [
@@ -49,5 +50,6 @@ export const MIGRATIONS: Array<new () => object> = [
   SequencesThatReact1800200000000,
   InboxOAuthSubject1800300000000,
   InboxHealthCheckClaim1800350000000,
+  AddressVerification1800400000000,
   ProviderApis1800500000000,
 ];

@@ -1,6 +1,12 @@
 /** The contact as the API and the `contact.created` event show it. Never the entity. */
 import { isoOfTimestamptz } from '../../database/timestamps.js';
-import type { Contact, ContactSource, ContactStage } from './entities/contact.entity.js';
+import type {
+  Contact,
+  ContactSource,
+  ContactStage,
+  VerificationReason,
+  VerificationStatus,
+} from './entities/contact.entity.js';
 import { asWorkspaceId } from '../../common/tenant/workspace-id.js';
 
 export interface ContactView {
@@ -19,15 +25,28 @@ export interface ContactView {
   source: ContactSource;
   /** The contact whose `wrong_person` reply named this one (`source: referral`), else null. */
   referred_by_contact_id: number | null;
+  /** The address verdict (CONTRACT §24); `checked_at` null while `pending`. */
+  verification: VerificationView;
   created_at: string;
   updated_at: string;
 }
 
+export interface VerificationView {
+  status: VerificationStatus;
+  reasons: VerificationReason[];
+  suggestion: string | null;
+  checked_at: string | null;
+}
+
 /** A contact's fields (its workspace aside) with timestamps of type T: Date from the ORM, PostgreSQL's text from the list query. */
-type ContactRecord<T> = Omit<Contact, 'workspaceId' | 'createdAt' | 'updatedAt' | 'suppressedAt'> & {
+type ContactRecord<T> = Omit<
+  Contact,
+  'workspaceId' | 'createdAt' | 'updatedAt' | 'suppressedAt' | 'verificationCheckedAt' | 'verificationDueAt'
+> & {
   createdAt: T;
   updatedAt: T;
   suppressedAt: T | null;
+  verificationCheckedAt: T | null;
 };
 
 const isoOfDate = (d: Date): string => d.toISOString();
@@ -55,6 +74,12 @@ function viewOf<T>(c: ContactRecord<T>, iso: (t: T) => string): ContactView {
         : { reason: c.suppressionReason, created_at: iso(c.suppressedAt ?? c.updatedAt) },
     source: c.source,
     referred_by_contact_id: c.referredByContactId === null ? null : Number(c.referredByContactId),
+    verification: {
+      status: c.verificationStatus ?? 'pending',
+      reasons: c.verificationReasons ?? [],
+      suggestion: c.verificationSuggestion ?? null,
+      checked_at: c.verificationCheckedAt == null ? null : iso(c.verificationCheckedAt),
+    },
     created_at: iso(c.createdAt),
     updated_at: iso(c.updatedAt),
   };
@@ -64,7 +89,11 @@ const dateOf = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)
 
 /** A raw `contacts` row (snake_case, as RETURNING * gives it) as an entity-shaped object. */
 export function contactFromRow(row: Record<string, unknown>): Contact {
-  return { ...recordOfRow(row, dateOf), workspaceId: asWorkspaceId(row.workspace_id as string) };
+  return {
+    ...recordOfRow(row, dateOf),
+    workspaceId: asWorkspaceId(row.workspace_id as string),
+    verificationDueAt: row.verification_due_at == null ? null : dateOf(row.verification_due_at),
+  };
 }
 
 /**
@@ -95,6 +124,10 @@ function recordOfRow<T>(row: Record<string, unknown>, time: (v: unknown) => T): 
     referredByContactId: row.referred_by_contact_id == null ? null : Number(row.referred_by_contact_id),
     suppressionReason: (row.suppression_reason as string | null) ?? null,
     suppressedAt: row.suppressed_at == null ? null : time(row.suppressed_at),
+    verificationStatus: (row.verification_status as VerificationStatus | undefined) ?? 'pending',
+    verificationReasons: (row.verification_reasons as VerificationReason[] | null) ?? [],
+    verificationSuggestion: (row.verification_suggestion as string | null) ?? null,
+    verificationCheckedAt: row.verification_checked_at == null ? null : time(row.verification_checked_at),
     createdAt: time(row.created_at),
     updatedAt: time(row.updated_at),
   };

@@ -5,6 +5,7 @@ import { SuppressionsModule } from '../suppressions/suppressions.module.js';
 import { ContactImportsRepository } from './contact-imports.repository.js';
 import { ContactSuppressionModule } from './contact-suppression.module.js';
 import { ContactUpsert } from './contact-upsert.js';
+import { ContactVerificationRepository } from './contact-verification.repository.js';
 import { ContactWritesRepository } from './contact-writes.repository.js';
 import { ContactsController } from './contacts.controller.js';
 import { ContactsRepository } from './contacts.repository.js';
@@ -26,6 +27,7 @@ import { Contact } from './entities/contact.entity.js';
     ContactWritesRepository,
     ContactImportsRepository,
     ContactUpsert,
+    ContactVerificationRepository,
   ],
   exports: [
     ContactsService,
@@ -33,6 +35,7 @@ import { Contact } from './entities/contact.entity.js';
     ContactWritesRepository,
     ContactImportsRepository,
     ContactUpsert,
+    ContactVerificationRepository,
   ],
 })
 export class ContactsModule {}

@@ -14,12 +14,14 @@ export interface ContactListFilter {
   createdAfter?: Date;
   createdBefore?: Date;
   updatedAfter?: Date;
+  verification?: string[];
 }
 
 export type ContactListRow = Record<string, unknown> & RawKeyed;
 
 const LIST_SELECT = `SELECT id, email, first_name, last_name, company, title, phone, timezone,
-  custom_fields, stage, source, suppression_reason, suppressed_at, created_at, updated_at FROM contacts`;
+  custom_fields, stage, source, suppression_reason, suppressed_at, verification_status, verification_reasons,
+  verification_suggestion, verification_checked_at, created_at, updated_at FROM contacts`;
 
 /** The most ids an `updated_after` page query is bounded by (see fewUpdatedSince). */
 const UPDATED_CAP = 1000;
@@ -49,6 +51,7 @@ export class ContactsRepository extends TenantRepository<Contact> {
     if (filter.email !== undefined) where.where('email = ?', filter.email);
     if (filter.sendable === true) where.where('suppression_reason IS NULL');
     if (filter.sendable === false) where.where('suppression_reason IS NOT NULL');
+    if (filter.verification !== undefined) where.where('verification_status = ANY(?)', filter.verification);
     if (filter.createdAfter !== undefined) where.where('created_at > ?', filter.createdAfter);
     if (filter.createdBefore !== undefined) where.where('created_at < ?', filter.createdBefore);
     if (filter.updatedAfter !== undefined) {

@@ -12,7 +12,11 @@ import { parseTimestamp } from './contact-fields.js';
 import { ContactUpsert, upsertRowOf, type ContactUpsertRow } from './contact-upsert.js';
 import { contactViewOfListRow, toContactView, type ContactView } from './contact.view.js';
 import { ContactsRepository } from './contacts.repository.js';
-import { parseStageList, type ListContactsQueryDto } from './dto/list-contacts-query.dto.js';
+import {
+  parseStageList,
+  parseVerificationList,
+  type ListContactsQueryDto,
+} from './dto/list-contacts-query.dto.js';
 import type { CreateContactDto, UpdateContactDto } from './dto/upsert-contact.dto.js';
 import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
@@ -29,6 +33,7 @@ export class ContactsService {
     const page = await this.contacts.listPage(workspaceId, query, {
       stages: query.status !== undefined ? parseStageList(query.status) : undefined,
       email: query.email,
+      verification: query.verification !== undefined ? parseVerificationList(query.verification) : undefined,
       sendable: query.sendable === 'true' ? true : query.sendable === 'false' ? false : undefined,
       createdAfter: query.created_after !== undefined ? parseTimestamp(query.created_after) : undefined,
       createdBefore: query.created_before !== undefined ? parseTimestamp(query.created_before) : undefined,

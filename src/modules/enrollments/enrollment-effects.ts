@@ -9,6 +9,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { MetricCounters, type StepAttribution } from '../analytics/metrics.js';
 import { BounceProtection } from '../campaigns/bounce-protection.js';
+import { ContactVerificationRepository } from '../contacts/contact-verification.repository.js';
 import { MessageWritesRepository } from '../threads/message-writes.repository.js';
 import type { StopReason } from './enrollment-state.js';
 import { Outbox } from '../events/outbox.js';
@@ -62,6 +63,7 @@ export class EnrollmentEffects {
     private readonly counters: MetricCounters,
     private readonly outbox: Outbox,
     private readonly bounceProtection: BounceProtection,
+    private readonly verification: ContactVerificationRepository,
   ) {}
 
   /** active|paused → stopped with a reason; a no-op for an enrollment already finished. */
@@ -102,7 +104,8 @@ export class EnrollmentEffects {
    * A bounce (a delivery-failure report matched to a sent message, or an SMTP refusal), recorded in the
    * caller's transaction (CONTRACT §18). The message carries the verdict; `email.bounced` fires for hard
    * and soft bounces alike, with the verdict.
-   * - hard (the address cannot receive mail): the address is suppressed `bounced`, the enrollment stopped
+   * - hard (the address cannot receive mail): the contact's verdict becomes `invalid`/`mailbox_unknown`,
+   *   the address is suppressed `bounced`, the enrollment stopped
    *   `bounced`, `bounced` counts (daily, step and variant) and bounce protection may pause the campaign;
    * - soft: `soft_bounced` counts; the contact stays sendable and its enrollment goes on, except that the
    *   third recipient-side soft bounce (`mailbox_full`, `suspended`, ...) of a contact within 30 days
@@ -120,6 +123,8 @@ export class EnrollmentEffects {
     let suppressed = false;
     if (verdict.hard) {
       suppressed = true;
+      // The address verdict (CONTRACT §24): a hard bounce proves the mailbox unknown.
+      await this.verification.markHardBounced(b.workspaceId, b.contactId, manager);
     } else if (RECIPIENT_SOFT_REASONS.has(verdict.reason)) {
       const recent = await this.messages.countRecentSoftBounces(
         b.workspaceId,

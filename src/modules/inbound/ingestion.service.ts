@@ -29,7 +29,7 @@ import { readMail } from '../mail-reading/read-mail.js';
 import type { BounceVerdict, MailReading } from '../mail-reading/types.js';
 import { toBounceView, type BounceView } from '../mail-reading/bounce.view.js';
 import { Reactions } from '../reactions/reactions.js';
-import { emailDomain, isFreeMailDomain } from './free-mail.js';
+import { emailDomain, isFreeMailDomain } from '../../common/email/free-mail.js';
 import { toMessageEventView } from '../threads/message.view.js';
 import { InboxStateRepository } from '../inboxes/inbox-state.repository.js';
 import { InboundRepository, type OriginalMessage } from './inbound.repository.js';

@@ -25,4 +25,7 @@ export class StepMetric {
   /** Soft bounces (CONTRACT §18): not counted in `bounced`. */
   @Column({ type: 'integer', default: 0 }) softBounced: number;
   @Column({ type: 'integer', default: 0 }) unsubscribed: number;
+  /** Enrollments ended `skipped` because the campaign's `verification` setting skips the address (§24). */
+  @Column({ type: 'integer', default: 0 }) skippedInvalid: number;
+  @Column({ type: 'integer', default: 0 }) skippedRisky: number;
 }

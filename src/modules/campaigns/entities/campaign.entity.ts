@@ -7,6 +7,9 @@ export type CampaignStatus = 'draft' | 'active' | 'paused' | 'archived';
 export type PausedReason = 'manual' | 'bounce_rate';
 /** Whose enrollments a reply stops: the replier's (`contact`) or every contact of the replier's domain. */
 export type StopOnReplyScope = 'contact' | 'domain';
+/** Which address verdicts (CONTRACT §24) the engine skips: invalid ones (default), risky ones too, or none. */
+export const CAMPAIGN_VERIFICATION_SETTINGS = ['skip_invalid', 'skip_risky', 'off'] as const;
+export type CampaignVerification = (typeof CAMPAIGN_VERIFICATION_SETTINGS)[number];
 export type Weekday = 'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun';
 
 export interface CampaignSchedule {
@@ -36,6 +39,7 @@ export class Campaign {
   @Column({ type: 'boolean', default: false }) sendInContactTimezone: boolean;
   @Column({ type: 'text', default: 'contact' }) stopOnReplyScope: StopOnReplyScope;
   @Column({ type: 'text', nullable: true }) pausedReason: PausedReason | null;
+  @Column({ type: 'text', default: 'skip_invalid' }) verification: CampaignVerification;
   /** Internal: sends before this do not count towards bounce protection (set on re-activation). */
   @Timestamp() bounceWindowStartedAt: Date | null;
   @CreatedAt() createdAt: Date;

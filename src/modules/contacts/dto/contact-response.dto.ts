@@ -1,6 +1,34 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { CONTACT_STAGES, type ContactSource, type ContactStage } from '../entities/contact.entity.js';
-import type { ContactView } from '../contact.view.js';
+import {
+  CONTACT_STAGES,
+  VERIFICATION_REASONS,
+  VERIFICATION_STATUSES,
+  type ContactSource,
+  type ContactStage,
+  type VerificationReason,
+  type VerificationStatus,
+} from '../entities/contact.entity.js';
+import type { ContactView, VerificationView } from '../contact.view.js';
+
+export class ContactVerificationDto implements VerificationView {
+  @ApiProperty({
+    enum: VERIFICATION_STATUSES,
+    description:
+      '`pending` until the first check; `invalid` (syntax, no_domain, no_mx, null_mx, mailbox_unknown), ' +
+      '`risky` (disposable, role, catch_all, typo), `unknown` (DNS unavailable or an inconclusive probe; ' +
+      'checked again later), else `valid`',
+  })
+  status: VerificationStatus;
+  @ApiProperty({ enum: VERIFICATION_REASONS, isArray: true, description: '`free_mail` is information only' })
+  reasons: VerificationReason[];
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'With `typo`: the address as it was probably meant (`gmial.com` → `gmail.com`)',
+  })
+  suggestion: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) checked_at: string | null;
+}
 
 export class ContactSuppressionDto {
   @ApiProperty({ enum: ['unsubscribed', 'bounced', 'complained', 'manual'] }) reason: string;
@@ -31,6 +59,11 @@ export class ContactResponseDto implements ContactView {
     description: 'The contact whose `wrong_person` reply named this one (`source: referral`)',
   })
   referred_by_contact_id: number | null;
+  @ApiProperty({
+    type: ContactVerificationDto,
+    description: 'The address verdict, checked in the background',
+  })
+  verification: ContactVerificationDto;
   @ApiProperty({ format: 'date-time' }) created_at: string;
   @ApiProperty({ format: 'date-time' }) updated_at: string;
 }

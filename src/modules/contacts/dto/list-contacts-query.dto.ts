@@ -4,7 +4,12 @@ import { IsIn, IsOptional } from 'class-validator';
 import { Check } from '../../../common/http/check.js';
 import { PageQueryDto } from '../../../common/http/pagination.js';
 import { isValidEmail, normalizeEmail, parseTimestamp } from '../contact-fields.js';
-import { CONTACT_STAGES, type ContactStage } from '../entities/contact.entity.js';
+import {
+  CONTACT_STAGES,
+  VERIFICATION_STATUSES,
+  type ContactStage,
+  type VerificationStatus,
+} from '../entities/contact.entity.js';
 
 /** `status=new,contacted`: each item a stage, no empty items. */
 export function parseStageList(value: unknown): ContactStage[] | undefined {
@@ -12,6 +17,14 @@ export function parseStageList(value: unknown): ContactStage[] | undefined {
   const items = value.split(',').map((s) => s.trim());
   if (!items.every((s) => (CONTACT_STAGES as readonly string[]).includes(s))) return undefined;
   return [...new Set(items)] as ContactStage[];
+}
+
+/** `verification=invalid,risky`: each item a verdict status. */
+export function parseVerificationList(value: unknown): VerificationStatus[] | undefined {
+  if (typeof value !== 'string') return undefined;
+  const items = value.split(',').map((s) => s.trim());
+  if (!items.every((s) => (VERIFICATION_STATUSES as readonly string[]).includes(s))) return undefined;
+  return [...new Set(items)] as VerificationStatus[];
 }
 
 const TIMESTAMP_HELP = 'an ISO 8601 date (YYYY-MM-DD, midnight UTC) or date-time with Z or an offset';
@@ -41,6 +54,18 @@ export class ListContactsQueryDto extends PageQueryDto {
   @Transform(({ value }: { value: unknown }) => normalizeEmail(value))
   @Check('is_email_filter', isValidEmail, 'email must be a valid email address')
   email?: string;
+
+  @ApiPropertyOptional({
+    description: `Address verdict filter; comma list of ${VERIFICATION_STATUSES.join(', ')}`,
+    example: 'invalid',
+  })
+  @IsOptional()
+  @Check(
+    'is_verification_list',
+    (v) => parseVerificationList(v) !== undefined,
+    `verification must be a comma list of ${VERIFICATION_STATUSES.join(', ')}`,
+  )
+  verification?: string;
 
   @ApiPropertyOptional({ enum: ['true', 'false'] })
   @IsOptional()

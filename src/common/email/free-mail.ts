@@ -35,3 +35,6 @@ export function isFreeMailDomain(domain: string): boolean {
   }
   return false;
 }
+
+/** How many domains the list holds (the CI check that the package's list loaded). */
+export const freeMailDomainCount = (): number => FREE.size;

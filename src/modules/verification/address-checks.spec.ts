@@ -1,0 +1,78 @@
+import { checkOffline, editDistance, listSizes, typoSuggestion } from './address-checks.js';
+import { statusOf } from './verdict.js';
+
+describe('address checks without the network', () => {
+  it('loads every list from its package, none empty', () => {
+    const sizes = listSizes();
+    expect(sizes.disposable).toBeGreaterThan(1000);
+    expect(sizes.free_mail).toBeGreaterThan(1000);
+    expect(sizes.typo_domains).toBeGreaterThan(5);
+    expect(sizes.role).toBeGreaterThan(10);
+  });
+
+  it.each([
+    ['', 'syntax'],
+    ['plainaddress', 'syntax'],
+    ['a@b', 'syntax'],
+    ['a@[192.0.2.1]', 'syntax'],
+    ['a@acme.com.', 'syntax'],
+    ['a..b@acme.com', 'syntax'],
+    [`${'x'.repeat(250)}@acme.com`, 'syntax'],
+    [`${'x'.repeat(65)}@acme.com`, 'syntax'],
+    ['a@-acme.com', 'syntax'],
+  ])('%j → syntax', (address) => {
+    expect(checkOffline(address)).toEqual({ ok: false, reasons: ['syntax'] });
+  });
+
+  it('never throws on anything', () => {
+    for (const v of [
+      null,
+      undefined,
+      42,
+      {},
+      '@',
+      '"@"@x.com',
+      '\u0000@x.com',
+      'a@xn--.com',
+      'a@' + 'é'.repeat(300),
+    ]) {
+      expect(() => checkOffline(v)).not.toThrow();
+    }
+  });
+
+  it('takes quoted local parts, mixed case and IDNs (as A-labels)', () => {
+    expect(checkOffline('"john doe"@Acme.COM')).toMatchObject({ ok: true, domain: 'acme.com', reasons: [] });
+    expect(checkOffline('Jane@BÜCHER.de')).toMatchObject({ ok: true, domain: 'xn--bcher-kva.de' });
+    expect(checkOffline('a@mail.acme.co.uk')).toMatchObject({ ok: true, registrable: 'acme.co.uk' });
+  });
+
+  it('finds disposable, free-mail and role addresses', () => {
+    expect(checkOffline('x@mailinator.com')).toMatchObject({ reasons: ['disposable'] });
+    expect(checkOffline('x@sub.mailinator.com')).toMatchObject({ reasons: ['disposable'] });
+    expect(checkOffline('x@gmail.com')).toMatchObject({ reasons: ['free_mail'] });
+    expect(checkOffline('Sales+eu@acme.com')).toMatchObject({ reasons: ['role'] });
+    expect(checkOffline('"info"@acme.com')).toMatchObject({ reasons: ['role'] });
+  });
+
+  it('suggests the provider meant for a typo, within a small edit distance', () => {
+    // gmial.com is also on the disposable list (typo-squatted domains collect mail).
+    const typo = checkOffline('jo@gmial.com');
+    expect(typo).toMatchObject({ suggestion: 'jo@gmail.com' });
+    expect(typo.reasons).toContain('typo');
+    expect(typoSuggestion('hotmial.com')).toBe('hotmail.com');
+    expect(typoSuggestion('yaho.com')).toBe('yahoo.com');
+    // The package alone suggests me.com for acme.com: two edits on a short name is not a typo.
+    expect(typoSuggestion('acme.com')).toBeNull();
+    expect(typoSuggestion('gmail.com')).toBeNull();
+    expect(editDistance('gmial', 'gmail')).toBe(1);
+  });
+
+  it('maps reasons to the verdict of §24', () => {
+    expect(statusOf(['no_mx', 'role'])).toBe('invalid');
+    expect(statusOf(['mailbox_unknown'])).toBe('invalid');
+    expect(statusOf(['catch_all', 'free_mail'])).toBe('risky');
+    expect(statusOf(['dns_unavailable', 'role'])).toBe('unknown');
+    expect(statusOf(['free_mail'])).toBe('valid');
+    expect(statusOf([], true)).toBe('unknown');
+  });
+});

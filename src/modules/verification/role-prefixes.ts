@@ -1,0 +1,51 @@
+/**
+ * Local parts that name a function rather than a person (`info@`, `sales@`, ...): mail to them reaches
+ * a shared box or a list, replies rarely come from the person a sequence was written for, and
+ * complaints are likelier. The maintained `role-based-email-addresses` package holds such a list but is
+ * not a dependency of the service; until it is, this is the common core of it (compared after lower-
+ * casing and removing a `+tag`).
+ */
+export const ROLE_LOCAL_PARTS: ReadonlySet<string> = new Set([
+  'abuse',
+  'accounting',
+  'accounts',
+  'admin',
+  'administrator',
+  'billing',
+  'careers',
+  'contact',
+  'customerservice',
+  'enquiries',
+  'enquiry',
+  'feedback',
+  'finance',
+  'hello',
+  'help',
+  'helpdesk',
+  'hostmaster',
+  'hr',
+  'info',
+  'inquiries',
+  'jobs',
+  'legal',
+  'mail',
+  'mailer-daemon',
+  'marketing',
+  'media',
+  'no-reply',
+  'noc',
+  'noreply',
+  'office',
+  'orders',
+  'postmaster',
+  'press',
+  'privacy',
+  'recruiting',
+  'root',
+  'sales',
+  'security',
+  'service',
+  'support',
+  'team',
+  'webmaster',
+]);

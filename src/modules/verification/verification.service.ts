@@ -1,0 +1,93 @@
+/**
+ * Address verification (CONTRACT §24): the background pass that checks due contacts (new ones,
+ * `unknown` ones again an hour later, those a re-check asked for), the check the verify route runs
+ * now, and the re-checks asked for many contacts. Contacts' columns are written through the contacts
+ * module's `ContactVerificationRepository`.
+ */
+import { Injectable } from '@nestjs/common';
+import { ApiError } from '../../common/http/api-error.js';
+import { logger } from '../../common/logging/logger.js';
+import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
+import {
+  ContactVerificationRepository,
+  type ClaimedForVerification,
+  type VerdictWrite,
+} from '../contacts/contact-verification.repository.js';
+import type { ContactListFilter } from '../contacts/contacts.repository.js';
+import { AddressVerifier } from './address-verifier.js';
+import type { Verdict } from './verdict.js';
+
+/** Contacts claimed by one pass. */
+export const VERIFY_CLAIM_BATCH = 200;
+/** Checks run at once by one pass (DNS lookups are bounded separately, per process). */
+const CHECK_CONCURRENCY = 32;
+/** How long a claim holds: longer than a pass of CLAIM_BATCH checks at their deadline. */
+const CLAIM_LEASE_SECONDS = 300;
+/** An `unknown` verdict is checked again this much later. */
+export const RECHECK_UNKNOWN_MS = 60 * 60 * 1000;
+
+const nextDueOf = (v: Verdict, now = Date.now()): Date | null =>
+  v.status === 'unknown' ? new Date(now + RECHECK_UNKNOWN_MS) : null;
+
+@Injectable()
+export class VerificationService {
+  constructor(
+    private readonly contacts: ContactVerificationRepository,
+    private readonly verifier: AddressVerifier,
+  ) {}
+
+  /** One background pass: true when a full batch was claimed (more may be waiting). */
+  async pass(): Promise<boolean> {
+    const claimed = await this.contacts.claimDueAcrossWorkspaces(VERIFY_CLAIM_BATCH, CLAIM_LEASE_SECONDS);
+    if (claimed.length === 0) return false;
+    const writes: VerdictWrite[] = new Array<VerdictWrite>(claimed.length);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < claimed.length) {
+        const i = next++;
+        writes[i] = await this.verdictFor(claimed[i]);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(CHECK_CONCURRENCY, claimed.length) }, worker));
+    await this.contacts.saveVerdictsAcrossWorkspaces(writes);
+    return claimed.length >= VERIFY_CLAIM_BATCH;
+  }
+
+  /** `POST /contacts/{id}/verify`: checks now (bounded by the DNS deadline) and stores the verdict. */
+  async verifyNow(workspaceId: WorkspaceId, id: number): Promise<void> {
+    const email = await this.contacts.emailOf(workspaceId, id);
+    if (email === null) throw ApiError.notFound();
+    const verdict = await this.verifier.verify(email);
+    await this.contacts.saveVerdictsAcrossWorkspaces([
+      { workspaceId, id, ...verdict, nextDueAt: nextDueOf(verdict), lease: null },
+    ]);
+  }
+
+  /** `POST /contacts/verify`: the contacts named (or selected by the list filters) are checked in the background. */
+  async requeue(
+    workspaceId: WorkspaceId,
+    ids: number[] | undefined,
+    filter: ContactListFilter,
+  ): Promise<number> {
+    return ids !== undefined
+      ? this.contacts.requeueIds(workspaceId, ids)
+      : this.contacts.requeueMatching(workspaceId, filter);
+  }
+
+  private async verdictFor(c: ClaimedForVerification): Promise<VerdictWrite> {
+    let verdict: Verdict;
+    try {
+      verdict = await this.verifier.verify(c.email);
+    } catch (err) {
+      logger.warn({ contactId: c.id, err: (err as Error).message }, 'verification: check failed');
+      verdict = { status: 'unknown', reasons: ['dns_unavailable'], suggestion: null };
+    }
+    return {
+      workspaceId: c.workspaceId,
+      id: c.id,
+      ...verdict,
+      nextDueAt: nextDueOf(verdict),
+      lease: c.lease,
+    };
+  }
+}

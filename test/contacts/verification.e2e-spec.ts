@@ -1,0 +1,245 @@
+/**
+ * Address verification (CONTRACT §24) against a local DNS server speaking real DNS over UDP: every
+ * DNS reason, the list reasons, the background check of new contacts, the verify routes, the list
+ * filter, bad input, the per-domain DNS cache (queries counted at the server) and a resolver that
+ * never answers.
+ */
+import { createSocket, type Socket } from 'node:dgram';
+import { randomUUID } from 'node:crypto';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DataSource } from 'typeorm';
+import { resetConfig } from '../../src/config/app-config.js';
+import { freePort } from '../../src/config/embedded.js';
+import { api, bootApp, createTenant, type TestTenant } from '../helpers/app.js';
+import { startDnsServer, type DnsServer } from '../helpers/dns-server.js';
+import { waitFor } from '../helpers/wait.js';
+
+interface Verification {
+  status: string;
+  reasons: string[];
+  suggestion: string | null;
+  checked_at: string | null;
+}
+
+describe('address verification (real DNS over UDP)', () => {
+  let app: NestExpressApplication;
+  let db: DataSource;
+  let dns: DnsServer;
+  let t: TestTenant;
+  const run = randomUUID().slice(0, 8);
+  const d = (name: string): string => `${name}-${run}.test`;
+
+  beforeAll(async () => {
+    dns = await startDnsServer();
+    dns.add(d('good'), { type: 'MX', exchange: `mx.${d('good')}`, priority: 10 });
+    dns.add(d('aonly'), { type: 'A', address: '192.0.2.10' });
+    dns.add(d('txtonly'), { type: 'TXT', data: 'v=spf1 -all' });
+    dns.add(d('nullmx'), { type: 'MX', exchange: '', priority: 0 });
+    for (const provider of ['mailinator.com', 'gmail.com', 'gmial.com', 'xn--bcher-kva.de'])
+      dns.add(provider, { type: 'MX', exchange: `mx.${provider}`, priority: 5 });
+    process.env.DNS_SERVERS = dns.address;
+    process.env.IMAP_POLL_SECONDS = '3600';
+    process.env.SEND_TICK_MS = '3600000';
+    resetConfig();
+    app = await bootApp();
+    db = app.get(DataSource);
+    t = await createTenant(app);
+  });
+  afterAll(async () => {
+    await app.close();
+    await dns.close();
+    delete process.env.DNS_SERVERS;
+    resetConfig();
+  });
+
+  const create = async (email: string): Promise<number> => {
+    const res = await api(app, t.token).post('/contacts').send({ email, first_name: 'Pat' });
+    expect(res.status).toBe(200);
+    return res.body.data.id as number;
+  };
+  const verificationOf = async (id: number): Promise<Verification> =>
+    (await api(app, t.token).get(`/contacts/${id}`)).body.data.verification as Verification;
+  const checked = (id: number): Promise<Verification> =>
+    waitFor(async () => {
+      const v = await verificationOf(id);
+      return v.status !== 'pending' && v;
+    }, `contact ${id} checked`);
+
+  it('a new contact starts pending and is checked in the background', async () => {
+    const res = await api(app, t.token)
+      .post('/contacts')
+      .send({ email: `Ann@${d('good')}`, first_name: 'Ann' });
+    expect(res.status).toBe(200);
+    expect(res.body.data.verification).toEqual({
+      status: 'pending',
+      reasons: [],
+      suggestion: null,
+      checked_at: null,
+    });
+    const v = await checked(res.body.data.id);
+    expect(v).toMatchObject({ status: 'valid', reasons: [], suggestion: null });
+    expect(Date.parse(v.checked_at ?? '')).toBeGreaterThan(Date.now() - 60_000);
+  });
+
+  it.each([
+    ['nobody', 'invalid', ['no_domain']],
+    ['txtonly', 'invalid', ['no_mx']],
+    ['nullmx', 'invalid', ['null_mx']],
+    ['aonly', 'valid', []],
+  ])('DNS: a domain %s → %s %j', async (name, status, reasons) => {
+    const id = await create(`bob@${d(name)}`);
+    expect(await checked(id)).toMatchObject({ status, reasons });
+  });
+
+  it('lists: disposable, role, typo with its suggestion, free mail as information', async () => {
+    expect(await checked(await create('x@mailinator.com'))).toMatchObject({
+      status: 'risky',
+      reasons: ['disposable'],
+    });
+    expect(await checked(await create(`info@${d('good')}`))).toMatchObject({
+      status: 'risky',
+      reasons: ['role'],
+    });
+    const typo = await checked(await create('jo@gmial.com'));
+    expect(typo.status).toBe('risky');
+    expect(typo.reasons).toContain('typo');
+    expect(typo.suggestion).toBe('jo@gmail.com');
+    expect(await checked(await create('jo@gmail.com'))).toMatchObject({
+      status: 'valid',
+      reasons: ['free_mail'],
+    });
+  });
+
+  it('POST /contacts/{id}/verify answers the verdict at once; bad stored addresses get one too, never a 500', async () => {
+    const stored = [
+      ['"john doe"@' + d('good'), 'valid'],
+      ['a@[192.0.2.1]', 'invalid'],
+      [`a@${d('good')}.`, 'invalid'],
+      [`${'x'.repeat(250)}@${d('good')}`, 'invalid'],
+      ['Jane@bücher.de', 'valid'],
+    ] as const;
+    for (const [email, status] of stored) {
+      // Rows as an older version or a direct write may have left them: the API would refuse some.
+      const [row] = (await db.query(
+        `INSERT INTO contacts (workspace_id, email, verification_due_at) VALUES ($1, $2, NULL) RETURNING id`,
+        [t.workspaceId, email],
+      )) as Array<{ id: number }>;
+      const started = Date.now();
+      const res = await api(app, t.token).post(`/contacts/${row.id}/verify`);
+      expect([email, res.status]).toEqual([email, 200]);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect([email, res.body.data.verification.status]).toEqual([email, status]);
+      if (status === 'invalid') expect(res.body.data.verification.reasons).toEqual(['syntax']);
+    }
+    expect((await api(app, t.token).post('/contacts/999999999/verify')).status).toBe(404);
+  });
+
+  it('GET /contacts?verification= filters; a bad value is 422', async () => {
+    const bad = await create(`zed@${d('nobody')}`);
+    await checked(bad);
+    const res = await api(app, t.token).get('/contacts?verification=invalid&limit=100');
+    expect(res.status).toBe(200);
+    const ids = (res.body.data as Array<{ id: number; verification: Verification }>).map((c) => c.id);
+    expect(ids).toContain(bad);
+    expect(
+      (res.body.data as Array<{ verification: Verification }>).every(
+        (c) => c.verification.status === 'invalid',
+      ),
+    ).toBe(true);
+    const wrong = await api(app, t.token).get('/contacts?verification=maybe');
+    expect(wrong.status).toBe(422);
+    expect(wrong.body.error.field).toBe('verification');
+  });
+
+  it('POST /contacts/verify queues ids or the filtered list: 202 {queued}', async () => {
+    const id = await create(`carl@${d('good')}`);
+    const first = await checked(id);
+    await new Promise((r) => setTimeout(r, 20));
+    const res = await api(app, t.token)
+      .post('/contacts/verify')
+      .send({ contact_ids: [id, 999999999] });
+    expect(res.status).toBe(202);
+    expect(res.body.data).toEqual({ queued: 1 });
+    await waitFor(
+      async () => ((await verificationOf(id)).checked_at ?? '') > (first.checked_at ?? ''),
+      'checked again',
+    );
+    const byFilter = await api(app, t.token).post('/contacts/verify').send({ verification: 'invalid' });
+    expect(byFilter.status).toBe(202);
+    expect(byFilter.body.data.queued).toBeGreaterThanOrEqual(4);
+    const bad = await api(app, t.token)
+      .post('/contacts/verify')
+      .send({ contact_ids: ['x'] });
+    expect(bad.status).toBe(422);
+  });
+
+  it('DNS answers are cached per domain: 2,000 contacts at 20 domains make queries per domain, not per contact', async () => {
+    const domains = Array.from({ length: 20 }, (_, i) => d(`bulk${i}`));
+    for (const domain of domains) dns.add(domain, { type: 'MX', exchange: `mx.${domain}`, priority: 10 });
+    const other = await createTenant(app);
+    // Two workspaces, the same domains: the cache is shared across them.
+    for (const ws of [t.workspaceId, other.workspaceId]) {
+      await db.query(
+        `INSERT INTO contacts (workspace_id, email)
+         SELECT $1, 'p' || g || '@' || ($2::text[])[1 + g % 20] FROM generate_series(1, 1000) g`,
+        [ws, domains],
+      );
+    }
+    await waitFor(
+      async () => {
+        const [row] = (await db.query(
+          `SELECT count(*)::int AS n FROM contacts WHERE workspace_id = ANY($1::uuid[]) AND email LIKE 'p%@bulk%'
+             AND verification_status = 'pending'`,
+          [[t.workspaceId, other.workspaceId]],
+        )) as Array<{ n: number }>;
+        return row.n === 0;
+      },
+      '2,000 contacts checked',
+      60_000,
+    );
+    const perDomain = domains.map((domain) => dns.queries.filter((q) => q.endsWith(` ${domain}`)).length);
+    expect(Math.max(...perDomain)).toBeLessThanOrEqual(2);
+    expect(Math.min(...perDomain)).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('address verification with a resolver that never answers', () => {
+  let app: NestExpressApplication;
+  let silent: Socket;
+  let t: TestTenant;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    silent = createSocket('udp4');
+    silent.on('message', () => undefined);
+    await new Promise<void>((resolve) => silent.bind(port, '127.0.0.1', resolve));
+    process.env.DNS_SERVERS = `127.0.0.1:${port}`;
+    process.env.IMAP_POLL_SECONDS = '3600';
+    process.env.SEND_TICK_MS = '3600000';
+    resetConfig();
+    app = await bootApp();
+    t = await createTenant(app);
+  });
+  afterAll(async () => {
+    await app.close();
+    silent.close();
+    delete process.env.DNS_SERVERS;
+    resetConfig();
+  });
+
+  it('the verify route answers unknown / dns_unavailable within 10 s and the API stays fast meanwhile', async () => {
+    const created = await api(app, t.token)
+      .post('/contacts')
+      .send({ email: `a@silent-${randomUUID().slice(0, 8)}.test`, first_name: 'Al' });
+    const started = Date.now();
+    const pendingVerify = api(app, t.token).post(`/contacts/${created.body.data.id}/verify`);
+    const listStarted = Date.now();
+    const list = await api(app, t.token).get('/contacts?limit=5');
+    expect(list.status).toBe(200);
+    expect(Date.now() - listStarted).toBeLessThan(2000);
+    const res = await pendingVerify;
+    expect(res.status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(res.body.data.verification).toMatchObject({ status: 'unknown', reasons: ['dns_unavailable'] });
+  }, 30_000);
+});
