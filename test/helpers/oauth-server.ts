@@ -36,6 +36,11 @@ export interface FakeOAuthServer {
    * value is another account showing the same address.
    */
   nextAccount: string;
+  /**
+   * Microsoft's multi-tenant issuer: `/common/v2.0/.well-known/openid-configuration` names the issuer
+   * `<url>/{tenantid}/v2.0`, and ID tokens are issued by `<url>/tenant-test/v2.0` (default: `<url>`).
+   */
+  tenantIssuer: boolean;
   /** Token endpoint calls with grant_type=refresh_token, by refresh token. */
   refreshCalls: Map<string, number>;
   /** Every token ever issued (access and refresh), to search output for. */
@@ -82,6 +87,7 @@ export async function startOAuthServer(): Promise<FakeOAuthServer> {
     microsoftStyle: false,
     microsoftEmailVerified: true,
     nextAccount: '',
+    tenantIssuer: false,
     refreshCalls: new Map(),
     issued: [],
     refreshTokenOf: (email) => [...refresh.entries()].find(([, v]) => v.email === email)?.[0],
@@ -116,6 +122,18 @@ export async function startOAuthServer(): Promise<FakeOAuthServer> {
   const server: Server = createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? '/', state.url);
+      if (req.method === 'GET' && url.pathname === '/common/v2.0/.well-known/openid-configuration') {
+        return json(res, 200, {
+          issuer: `${state.url}/{tenantid}/v2.0`,
+          authorization_endpoint: `${state.url}/authorize`,
+          token_endpoint: `${state.url}/token`,
+          userinfo_endpoint: `${state.url}/userinfo`,
+          jwks_uri: `${state.url}/keys`,
+          response_types_supported: ['code'],
+          subject_types_supported: ['pairwise'],
+          id_token_signing_alg_values_supported: ['RS256'],
+        });
+      }
       if (req.method === 'GET' && url.pathname === '/authorize') {
         const q = url.searchParams;
         if (
@@ -178,7 +196,7 @@ export async function startOAuthServer(): Promise<FakeOAuthServer> {
                 oid: 'oid-test',
               })
                 .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
-                .setIssuer(state.url)
+                .setIssuer(state.tenantIssuer ? `${state.url}/tenant-test/v2.0` : state.url)
                 .setAudience(state.clientId)
                 .setSubject(subjectOf(c.email, c.account))
                 .setIssuedAt()

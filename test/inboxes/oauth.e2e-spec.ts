@@ -17,7 +17,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { logger } from '../../src/common/logging/logger.js';
 import { REDIS } from '../../src/common/redis/redis.module.js';
-import { resetConfig } from '../../src/config/app-config.js';
+import { appConfig, resetConfig } from '../../src/config/app-config.js';
 import { Inbox } from '../../src/modules/inboxes/entities/inbox.entity.js';
 import { imapAuthFor } from '../../src/modules/inboxes/imap-auth.js';
 import { Outbox } from '../../src/modules/events/outbox.js';
@@ -577,6 +577,25 @@ describe('OAuth 2.0 inboxes (fake authorization server, XOAUTH2-only SMTP)', () 
     } finally {
       oauth.microsoftStyle = false;
       oauth.microsoftEmailVerified = true;
+    }
+  });
+
+  it("Microsoft with its endpoints moved and no OAUTH_MICROSOFT_ISSUER: the issuer comes from discovery, {tenantid} replaced by the token's tid", async () => {
+    delete process.env.OAUTH_MICROSOFT_ISSUER;
+    resetConfig();
+    oauth.microsoftStyle = true;
+    oauth.tenantIssuer = true;
+    try {
+      expect(appConfig().mailProviders.microsoft.issuer).toContain('{tenantid}');
+      const { res } = await connect('max@contoso-mail.test', undefined, 'microsoft');
+      expect(res.status).toBe(200);
+      expect(await inboxByEmail('max@contoso-mail.test')).toMatchObject({
+        provider: 'microsoft',
+        status: 'active',
+      });
+    } finally {
+      oauth.microsoftStyle = false;
+      oauth.tenantIssuer = false;
     }
   });
 

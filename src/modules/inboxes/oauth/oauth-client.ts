@@ -113,12 +113,15 @@ const isLoopback = (url: string): boolean => {
   return host === '127.0.0.1' || host === 'localhost' || host === '[::1]';
 };
 
+/** Where Microsoft's multi-tenant discovery document is (its path also on a moved origin). */
+const MICROSOFT_DISCOVERY_BASE = 'https://login.microsoftonline.com/common/v2.0';
+
 const configs = new Map<string, Promise<client.Configuration>>();
 
 /** The provider's openid-client configuration (discovered once per process for the real endpoints). */
 export function oauthConfig(provider: OAuthProviderName): Promise<client.Configuration> {
   const p = appConfig().mailProviders[provider];
-  const key = `${provider} ${p.clientId} ${p.tokenUrl}`;
+  const key = `${provider} ${p.clientId} ${p.tokenUrl} ${p.authorizationUrl} ${p.issuer}`;
   let config = configs.get(key);
   if (!config) {
     config = build(p).catch((err: unknown) => {
@@ -147,6 +150,25 @@ async function build(p: MailProviderConfig): Promise<client.Configuration> {
       throw new OAuthUnavailable(p.name, 'discovery failed');
     }
   }
+  const loopback = [p.authorizationUrl, p.tokenUrl, p.userinfoUrl].every(isLoopback);
+  if (p.name === 'microsoft' && p.issuer.includes('{tenantid}')) {
+    // Microsoft's endpoints moved (a proxy, a test server) but no issuer set: discovery at the moved
+    // origin, as for Microsoft itself, so openid-client expects the document's `{tenantid}` issuer
+    // with the ID token's `tid` in it (a literal template never matches any token).
+    const moved = new URL(p.authorizationUrl).origin;
+    const real = new URL(MICROSOFT_DISCOVERY_BASE);
+    const toMoved: client.CustomFetch = (url, options) =>
+      boundedFetch(url.startsWith(real.origin) ? moved + url.slice(real.origin.length) : url, options);
+    try {
+      return await client.discovery(real, p.clientId, metadata, undefined, {
+        timeout,
+        [client.customFetch]: toMoved,
+        ...(loopback ? { execute: [client.allowInsecureRequests] } : {}),
+      });
+    } catch {
+      throw new OAuthUnavailable(p.name, 'discovery failed');
+    }
+  }
   const config = new client.Configuration(
     {
       issuer: p.issuer,
@@ -159,7 +181,7 @@ async function build(p: MailProviderConfig): Promise<client.Configuration> {
   );
   config.timeout = timeout;
   config[client.customFetch] = boundedFetch;
-  if ([p.authorizationUrl, p.tokenUrl, p.userinfoUrl].every(isLoopback)) client.allowInsecureRequests(config);
+  if (loopback) client.allowInsecureRequests(config);
   return config;
 }
 
