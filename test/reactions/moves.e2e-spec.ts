@@ -265,4 +265,44 @@ describe('subsequences: moving on a reply category', () => {
       (await q('SELECT id FROM enrollments WHERE contact_id = $1', [cat.contactId])) as unknown[],
     ).toHaveLength(2);
   });
+
+  it('a not_now reply (corrected) naming a month sets follow_up_at (start time, contact zone) and its subsequence starts then', async () => {
+    const t = await createTenant(app);
+    const c = await seedCampaign(q, {
+      workspaceId: t.workspaceId,
+      smtpPort: sink.port,
+      steps: FIRST_STEP_NOW,
+    });
+    const subId = await addSub(t, c, 'not_now', 0, 'As promised, back in touch.');
+    const sent = new Map<string, FirstSend>();
+    await sendFirstSteps(q, t.workspaceId, c.campaignId, ['fupdan'], sent);
+    const dan = sent.get('fupdan')!;
+    await q(`UPDATE contacts SET timezone = 'America/New_York' WHERE id = $1`, [dan.contactId]);
+    // The date reader of this version reads a bare month; the category comes from a correction.
+    await reply(c, dan, 'fupdan@example.com', 'in March');
+    const threadId = (
+      await one<{ id: string }>('SELECT id FROM threads WHERE contact_id = $1', [dan.contactId])
+    ).id;
+    expect((await api(app, t.token).patch(`/threads/${threadId}`).send({ category: 'not_now' })).status).toBe(
+      200,
+    );
+    const moved = await waitFor(
+      async () =>
+        (await one<{ next_step_at: Date } | undefined>(
+          'SELECT next_step_at FROM enrollments WHERE contact_id = $1 AND subsequence_id = $2',
+          [dan.contactId, subId],
+        )) ?? null,
+      'moved',
+    );
+    const thread = await api(app, t.token).get(`/threads/${threadId}`);
+    const followUp = new Date(thread.body.data.follow_up_at as string);
+    expect(followUp.getUTCMonth()).toBe(2); // March
+    expect(followUp.getTime()).toBeGreaterThan(Date.now());
+    // The campaign's start time (00:00) in New York (UTC-5 on March 1st, before the switch): 05:00Z
+    // on March's first working day.
+    expect(followUp.getUTCHours()).toBe(5);
+    expect([1, 2, 3]).toContain(followUp.getUTCDate());
+    expect(new Date(moved.next_step_at).toISOString()).toBe(followUp.toISOString());
+    expect(mailsTo('fupdan@example.com')).toHaveLength(1);
+  });
 });

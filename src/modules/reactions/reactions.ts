@@ -18,7 +18,9 @@ import type { Subsequence } from './entities/subsequence.entity.js';
 import { SubsequencesRepository } from './subsequences.repository.js';
 import type { StepAttribution } from '../analytics/metrics.js';
 import type { ReplyCategory } from '../threads/reply-category.js';
-import { readReturnDate } from '../mail-reading/reply-dates.js';
+import { readFollowUpDate, readReturnDate } from '../mail-reading/reply-dates.js';
+import { followUpAt } from './follow-up.js';
+import { replyOwnWords } from './own-words.js';
 import { EnrollmentTransitionsRepository } from '../enrollments/enrollments.repository.js';
 import { awayUntil, isAwayNotice } from './away.js';
 import { effectiveConfig, type WorkspaceConfig } from '../workspaces/workspace-config.js';
@@ -40,6 +42,8 @@ export interface ReplyArrived {
 export interface CategoryArrived {
   workspaceId: WorkspaceId;
   threadId: number;
+  /** The reply whose category this is. */
+  messageId?: number;
   category: ReplyCategory;
   /** The reply's category before (a correction), or null. */
   previousCategory: ReplyCategory | null;
@@ -126,9 +130,15 @@ export class Reactions {
     const ws = c.workspaceId;
     const campaignId = c.context?.campaign_id ?? null;
     const enrollmentId = c.context?.enrollment_id ?? null;
-    if (campaignId === null || enrollmentId === null) return;
+    if (campaignId === null || enrollmentId === null) {
+      if (c.category === 'not_now') await this.followUp(m, c);
+      return;
+    }
     const subs = await this.subsequences.ofCampaign(ws, campaignId, m);
-    if (subs.length === 0) return;
+    if (subs.length === 0) {
+      if (c.category === 'not_now') await this.followUp(m, c);
+      return;
+    }
     let current = await this.enrollments.findOne(ws, { id: enrollmentId }, m);
     if (!current) return;
     const names = (s: Subsequence | undefined, category: ReplyCategory | null) =>
@@ -150,9 +160,26 @@ export class Reactions {
         current = parent;
       }
     }
+    const startsAt = c.category === 'not_now' ? await this.followUp(m, c) : null;
     const target = subs.find((s) => s.status === 'active' && names(s, c.category));
     if (!target) return;
-    await this.enter(m, c.threadId, current, target, new Date(), c.category);
+    await this.enter(m, c.threadId, current, target, new Date(), c.category, startsAt);
+  }
+
+  /**
+   * A `not_now` reply's follow-up day (CONTRACT §23): the day its own words name, at the campaign's
+   * start time in the contact's time zone (else the campaign's), kept on the thread; null when none.
+   */
+  private async followUp(m: EntityManager, c: CategoryArrived): Promise<Date | null> {
+    if (c.messageId === undefined) return null;
+    const ctx = await this.subsequences.followUpContext(c.workspaceId, c.messageId, m);
+    if (!ctx) return null;
+    const received = new Date(ctx.received_at);
+    const day = readFollowUpDate(replyOwnWords(ctx.body ?? ''), received);
+    const zone = ctx.timezone ?? ctx.schedule?.timezone ?? 'UTC';
+    const at = followUpAt(day?.day ?? null, ctx.schedule?.start_time ?? '09:00', zone, received);
+    await this.threads.setFollowUp(c.workspaceId, c.threadId, at, m);
+    return at;
   }
 
   /**
@@ -168,6 +195,7 @@ export class Reactions {
     target: Subsequence,
     at: Date,
     trigger: string,
+    startsAtOverride: Date | null = null,
   ): Promise<boolean> {
     const ws = from.workspaceId;
     if (Number(from.subsequenceId) === Number(target.id)) return false;
@@ -191,7 +219,7 @@ export class Reactions {
     if (entered) return false;
     if (from.status === 'active' || from.status === 'paused')
       await this.effects.stop(m, ws, from.id, 'replied', `moved to subsequence ${target.id}`);
-    const startsAt = new Date(at.getTime() + target.startAfterDays * 86_400_000);
+    const startsAt = startsAtOverride ?? new Date(at.getTime() + target.startAfterDays * 86_400_000);
     const thread = threadId === null ? undefined : await this.threads.findThread(ws, threadId, m);
     const id = await this.enrollments.insertIfAbsent(
       ws,

@@ -39,6 +39,36 @@ export class SubsequencesRepository extends TenantRepository<Subsequence> {
     return row?.config ?? null;
   }
 
+  /** What a reply's follow-up day needs: its body, arrival, the contact's zone, the campaign's schedule. */
+  async followUpContext(
+    workspaceId: WorkspaceId,
+    messageId: number,
+    manager: EntityManager,
+  ): Promise<
+    | {
+        body: string | null;
+        received_at: Date;
+        timezone: string | null;
+        schedule: { timezone: string; start_time: string } | null;
+      }
+    | undefined
+  > {
+    const [row] = (await manager.query(
+      `SELECT m.body, m.received_at, ct.timezone, c.schedule
+       FROM messages m JOIN threads t ON t.workspace_id = m.workspace_id AND t.id = m.thread_id
+       LEFT JOIN contacts ct ON ct.workspace_id = t.workspace_id AND ct.id = t.contact_id
+       LEFT JOIN campaigns c ON c.workspace_id = t.workspace_id AND c.id = t.campaign_id
+       WHERE m.workspace_id = $1 AND m.id = $2`,
+      [workspaceId, messageId],
+    )) as Array<{
+      body: string | null;
+      received_at: Date;
+      timezone: string | null;
+      schedule: { timezone: string; start_time: string } | null;
+    }>;
+    return row;
+  }
+
   /** Deletes one; whether it existed. */
   async remove(
     workspaceId: WorkspaceId,

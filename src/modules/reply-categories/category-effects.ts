@@ -59,6 +59,7 @@ export class CategoryEffects {
     await this.reactions.afterCategory(m, {
       workspaceId: ws,
       threadId: set.thread_id,
+      messageId: d.messageId,
       category: d.category,
       previousCategory: set.previous_category,
       context,

@@ -22,6 +22,20 @@ export class ThreadMovesRepository {
     ]);
   }
 
+  /** A `not_now` reply's day to come back (null: none named). */
+  async setFollowUp(
+    workspaceId: WorkspaceId,
+    threadId: number,
+    at: Date | null,
+    m: EntityManager,
+  ): Promise<void> {
+    await m.query(`UPDATE threads SET follow_up_at = $3 WHERE workspace_id = $1 AND id = $2`, [
+      workspaceId,
+      threadId,
+      at,
+    ]);
+  }
+
   /** The thread an enrollment's steps went out in, if any. */
   async threadOfEnrollment(
     workspaceId: WorkspaceId,
