@@ -81,7 +81,10 @@ async function main(): Promise<void> {
     writeServiceFile(dir, config.publicUrl);
     process.once('exit', () => removeServiceFile(dir));
   }
-  logger.info(`listening on ${url}`);
+  // The one ready line, at info; with LOG_LEVEL above info still printed once (supervisors and
+  // scripts wait for it).
+  if (logger.isLevelEnabled('info')) logger.info(`listening on ${url}`);
+  else console.log(`listening on ${url}`);
   if (embedded.embeddedDatabase) {
     const { OrganizationsRepository } = await import('./modules/organizations/organizations.repository.js');
     if ((await app.get(OrganizationsRepository).countAll()) === 0) {

@@ -175,8 +175,8 @@ describe('inboxes and inbox:connect', () => {
 
   it('fails with exit code 1, one line on stderr and nothing on stdout for bad input', async () => {
     const cases: Array<[string[], RegExp]> = [
-      [connectArgs(randomUUID(), 'x@acme-mail.test'), /not found/i],
-      [connectArgs('not-a-uuid', 'x@acme-mail.test'), /not found/i],
+      [connectArgs(randomUUID(), 'x@acme-mail.test'), /^error: workspace [0-9a-f-]{36} not found$/m],
+      [connectArgs('not-a-uuid', 'x@acme-mail.test'), /^error: --workspace must be a workspace UUID$/m],
       [connectArgs(t.workspaceId, 'not-an-email'), /email/],
       [
         ['inbox:connect', '--workspace', t.workspaceId, '--email', 'x@a.test', '--smtp-port', '25', '--json'],
