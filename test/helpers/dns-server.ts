@@ -10,6 +10,12 @@ import { freePort } from '../../src/config/embedded.js';
 
 const { Packet } = dns2;
 
+/**
+ * RCODE 3, "Name Error" (RFC 1035 §4.1.1). dns2 3.0.0 (the newest release that does not require Node 22)
+ * has `Packet.RCODE` at run time but not in its type declarations, so the value is named here.
+ */
+const NXDOMAIN = 3;
+
 export type ZoneRecord =
   | { type: 'A'; address: string }
   | { type: 'TXT'; data: string | string[] }
@@ -63,7 +69,7 @@ export async function startDnsServer(): Promise<DnsServer> {
       if (state.silent || silentNames.has(name)) return;
       const records = zone.get(name);
       if (!records) {
-        response.header.rcode = Packet.RCODE.NXDOMAIN;
+        response.header.rcode = NXDOMAIN;
       } else {
         for (const r of records.filter((x) => x.type === type)) {
           response.answers.push({
