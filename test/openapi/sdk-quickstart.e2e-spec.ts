@@ -158,6 +158,21 @@ describe('TypeScript SDK', () => {
     expect(code).toBe(0);
   });
 
+  it('without a service at the address, says in one line which address it tried and what sets it', async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: '', OUTREACH_KEY: 'svc_sk_x' };
+    delete env.PUBLIC_URL;
+    env.OUTREACH_URL = 'http://127.0.0.1:9';
+    const child = spawn(process.execPath, ['sdk/typescript/dist/examples/quickstart.js'], { env });
+    let out = '';
+    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (out += b.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(1);
+    expect(out.trim()).toBe(
+      'cannot reach the service at http://127.0.0.1:9: is it running? Set OUTREACH_URL to its address (or PORT to its port).',
+    );
+  });
+
   it('raises ApiError with the envelope: status, type, field, message, request id', async () => {
     const client = createClient({ baseUrl, token: t.token, headers: { 'X-Request-Id': 'sdk-test-1' } });
     const err = await unwrap(

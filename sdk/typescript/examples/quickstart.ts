@@ -211,6 +211,12 @@ export async function quickstart(options: QuickstartOptions): Promise<Quickstart
   };
 }
 
+/** A network failure of fetch (refused, unknown host, reset): not an answer of the service. */
+export function unreachable(err: unknown): boolean {
+  const e = err as { name?: unknown; message?: unknown; cause?: { code?: unknown } };
+  return e?.name === 'TypeError' && e.message === 'fetch failed';
+}
+
 /** Where the service is: OUTREACH_URL, else the service's own default (PUBLIC_URL, else localhost:PORT). */
 export function serviceUrl(env: Record<string, string | undefined>): string {
   return (env.OUTREACH_URL || env.PUBLIC_URL || `http://localhost:${env.PORT || 3000}`).replace(/\/+$/, '');
@@ -223,12 +229,19 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     console.error('Set OUTREACH_KEY to a workspace key (npm run cli -- demo prints one).');
     process.exit(2);
   }
+  const baseUrl = serviceUrl(process.env);
   quickstart({
-    baseUrl: serviceUrl(process.env),
+    baseUrl,
     token,
     log: (line) => console.log(line),
   }).catch((err: unknown) => {
-    console.error(err instanceof ApiError ? `${err.status} ${err.type}: ${err.message}` : err);
+    console.error(
+      err instanceof ApiError
+        ? `${err.status} ${err.type}: ${err.message}`
+        : unreachable(err)
+          ? `cannot reach the service at ${baseUrl}: is it running? Set OUTREACH_URL to its address (or PORT to its port).`
+          : err,
+    );
     process.exit(1);
   });
 }
