@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * GET /api/v1/contacts benchmark (issue 3): a workspace with BENCH_CONTACTS (100,000) contacts,
+ * GET /api/v1/contacts benchmark: a workspace with BENCH_CONTACTS (100,000) contacts,
  * autocannon at BENCH_CONNECTIONS (32) for BENCH_DURATION seconds (10) on `?per_page=25` for page one
  * and for a page deep in the list (the cursor after row ~90 % of the list, found by paging the API
  * once with per_page=100), each next to bench/contacts-baseline.mjs (node:http + pg running the same

@@ -4,7 +4,7 @@
  * mailparser's simpleParser and read with readMail, both timed per mail in the same run (p50/p99 of
  * each, BENCH_ROUNDS rounds after a warm-up round; each round parses all, then reads all), and the heap growth while reading a synthesized
  * 10 MB report (a DSN with a 10 MB original attached) parsed once and read BENCH_BIG_READS times.
- * Target: readMail p99 < 5 ms (CONTRACT §18, issue 23).
+ * Target: readMail p99 < 5 ms.
  *
  *   npx nest build && node bench/mail-reading.mjs     # or: npm run bench -- mail-reading
  *

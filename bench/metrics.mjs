@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Scrape cost benchmark (not a test): can /metrics be used to slow the API? (issue 24, CONTRACT §21)
+ * Scrape cost benchmark (not a test): can /metrics be used to slow the API?
  *
  * One service process (`node dist/main.js`, API and workers, METRICS_TOKEN set). GET /api/v1/me is
  * measured twice in the same run, BENCH_ME_CONCURRENCY (4) requests in flight for BENCH_DURATION (10)

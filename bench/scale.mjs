@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Scale benchmark (issue 14): does the cost of a request or a worker pass stay flat as data grows?
+ * Scale benchmark: does the cost of a request or a worker pass stay flat as data grows?
  * Two databases are built side by side with generate_series (minutes, not hours):
  *
  *   small: one workspace with   100,000 contacts among   500,000, 100,000 enrollments,  1,000,000 events
