@@ -264,6 +264,30 @@ export interface paths {
         patch: operations["v1.contacts.update"];
         trace?: never;
     };
+    "/api/v1/contacts/{contact}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check the contact's address now; answers the contact with its new verdict within 10 s
+         * @description Check the contact's address now; answers the contact with its new verdict within 10 s.
+         *
+         *     Requires an API key with scope `contacts:write`.
+         *
+         *     Send an `Idempotency-Key` to make a retry safe.
+         */
+        post: operations["v1.contacts.verify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/contacts/import": {
         parameters: {
             query?: never;
@@ -282,6 +306,30 @@ export interface paths {
          *     Send an `Idempotency-Key` to make a retry safe.
          */
         post: operations["v1.contacts.import"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/contacts/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check addresses again in the background: the ids given, or every contact the list filters select
+         * @description Check addresses again in the background: the ids given, or every contact the list filters select.
+         *
+         *     Requires an API key with scope `contacts:write`.
+         *
+         *     Send an `Idempotency-Key` to make a retry safe.
+         */
+        post: operations["v1.contacts.verifyMany"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1193,6 +1241,11 @@ export interface components {
             stop_on_reply_scope: "contact" | "domain";
             /** Format: date-time */
             updated_at: string;
+            /**
+             * @example skip_invalid
+             * @enum {string}
+             */
+            verification: "skip_invalid" | "skip_risky" | "off";
         };
         CampaignScheduleDto: {
             /**
@@ -1258,6 +1311,8 @@ export interface components {
             title: string | null;
             /** Format: date-time */
             updated_at: string;
+            /** @description The address verdict, checked in the background */
+            verification: components["schemas"]["ContactVerificationDto"];
         };
         ContactSuppressionDto: {
             /**
@@ -1267,6 +1322,19 @@ export interface components {
             created_at: string;
             /** @enum {string} */
             reason: "unsubscribed" | "bounced" | "complained" | "manual";
+        };
+        ContactVerificationDto: {
+            /** Format: date-time */
+            checked_at: string | null;
+            /** @description `free_mail` is information only */
+            reasons: ("syntax" | "no_domain" | "no_mx" | "null_mx" | "mailbox_unknown" | "disposable" | "role" | "catch_all" | "typo" | "free_mail" | "dns_unavailable")[];
+            /**
+             * @description `pending` until the first check; `invalid` (syntax, no_domain, no_mx, null_mx, mailbox_unknown), `risky` (disposable, role, catch_all, typo), `unknown` (DNS unavailable or an inconclusive probe; checked again later), else `valid`
+             * @enum {string}
+             */
+            status: "pending" | "valid" | "risky" | "invalid" | "unknown";
+            /** @description With `typo`: the address as it was probably meant (`gmial.com` → `gmail.com`) */
+            suggestion: string | null;
         };
         CreateCampaignDto: {
             /** @description Sends per UTC day across the campaign; null = no campaign cap */
@@ -1300,6 +1368,13 @@ export interface components {
              * @enum {string}
              */
             stop_on_reply_scope?: "contact" | "domain";
+            /**
+             * @description Which address verdicts are never sent to: `skip_invalid` skips `invalid` contacts, `skip_risky` also `risky` ones, `off` checks nothing. A skipped enrollment ends `skipped` with `stop_reason` `address_invalid` or `address_risky`; a `pending` contact waits for its verdict at most 10 minutes; `unknown` is sent
+             * @default skip_invalid
+             * @example skip_risky
+             * @enum {string}
+             */
+            verification?: "skip_invalid" | "skip_risky" | "off";
         };
         CreateContactDto: {
             company?: string | null;
@@ -1467,10 +1542,10 @@ export interface components {
              */
             parent_enrollment_id: number | null;
             /** @enum {string} */
-            status: "active" | "paused" | "completed" | "stopped";
+            status: "active" | "paused" | "completed" | "stopped" | "skipped";
             stop_note: string | null;
             /** @enum {string|null} */
-            stop_reason: "manual" | "replied" | "bounced" | "unsubscribed" | "complained" | "cancelled" | null;
+            stop_reason: "manual" | "replied" | "bounced" | "unsubscribed" | "complained" | "cancelled" | "address_invalid" | "address_risky" | null;
             /** Format: date-time */
             stopped_at: string | null;
             /**
@@ -1982,6 +2057,12 @@ export interface components {
              * @enum {string}
              */
             stop_on_reply_scope?: "contact" | "domain";
+            /**
+             * @description Which address verdicts are never sent to: `skip_invalid` skips `invalid` contacts, `skip_risky` also `risky` ones, `off` checks nothing. A skipped enrollment ends `skipped` with `stop_reason` `address_invalid` or `address_risky`; a `pending` contact waits for its verdict at most 10 minutes; `unknown` is sent
+             * @example skip_risky
+             * @enum {string}
+             */
+            verification?: "skip_invalid" | "skip_risky" | "off";
         };
         UpdateContactDto: {
             company?: string | null;
@@ -2053,6 +2134,27 @@ export interface components {
             description?: string | null;
             events?: ("message" | "email" | "contact" | "enrollment" | "inbox")[];
             url?: string;
+        };
+        VerifyContactsDto: {
+            contact_ids?: number[];
+            /** Format: date-time */
+            created_after?: string;
+            /** Format: date-time */
+            created_before?: string;
+            /** @description Exact address (trimmed, case-insensitive) */
+            email?: string;
+            /** @enum {string} */
+            sendable?: "true" | "false";
+            /** @description Stage filter; comma list of new, contacted, replied, interested, not_interested, customer */
+            status?: string;
+            /** Format: date-time */
+            updated_after?: string;
+            /** @description Verdict filter; comma list of pending, valid, risky, invalid, unknown */
+            verification?: string;
+        };
+        VerifyQueuedDto: {
+            /** @description Contacts queued for a check in the background */
+            queued: number;
         };
         WebhookDeliveryResponseDto: {
             attempts: number;
@@ -2705,6 +2807,7 @@ export interface operations {
                      *           "start_at": "2026-12-01T08:00:00.000Z",
                      *           "send_in_contact_timezone": false,
                      *           "stop_on_reply_scope": "contact",
+                     *           "verification": "skip_invalid",
                      *           "paused_reason": null
                      *         }
                      *       ],
@@ -2932,7 +3035,8 @@ export interface operations {
                  *       "stop_on_reply": true,
                  *       "start_at": "2026-12-01T08:00:00Z",
                  *       "send_in_contact_timezone": true,
-                 *       "stop_on_reply_scope": "domain"
+                 *       "stop_on_reply_scope": "domain",
+                 *       "verification": "skip_risky"
                  *     }
                  */
                 "application/json": components["schemas"]["CreateCampaignDto"];
@@ -2975,6 +3079,7 @@ export interface operations {
                      *         "start_at": "2026-12-01T08:00:00.000Z",
                      *         "send_in_contact_timezone": false,
                      *         "stop_on_reply_scope": "contact",
+                     *         "verification": "skip_invalid",
                      *         "paused_reason": null
                      *       }
                      *     }
@@ -3241,6 +3346,7 @@ export interface operations {
                      *         "start_at": "2026-12-01T08:00:00.000Z",
                      *         "send_in_contact_timezone": false,
                      *         "stop_on_reply_scope": "contact",
+                     *         "verification": "skip_invalid",
                      *         "paused_reason": null
                      *       }
                      *     }
@@ -3453,6 +3559,7 @@ export interface operations {
                  *       "start_at": "2026-12-01T08:00:00Z",
                  *       "send_in_contact_timezone": true,
                  *       "stop_on_reply_scope": "domain",
+                 *       "verification": "skip_risky",
                  *       "status": "draft"
                  *     }
                  */
@@ -3496,6 +3603,7 @@ export interface operations {
                      *         "start_at": "2026-12-01T08:00:00.000Z",
                      *         "send_in_contact_timezone": false,
                      *         "stop_on_reply_scope": "contact",
+                     *         "verification": "skip_invalid",
                      *         "paused_reason": null
                      *       }
                      *     }
@@ -5272,6 +5380,8 @@ export interface operations {
                 status?: string;
                 /** @description Updated strictly after; an ISO 8601 date (YYYY-MM-DD, midnight UTC) or date-time with Z or an offset */
                 updated_after?: string;
+                /** @description Address verdict filter; comma list of pending, valid, risky, invalid, unknown */
+                verification?: string;
             };
             header?: never;
             path?: never;
@@ -5312,6 +5422,14 @@ export interface operations {
                      *           },
                      *           "source": "api",
                      *           "referred_by_contact_id": 1,
+                     *           "verification": {
+                     *             "status": "pending",
+                     *             "reasons": [
+                     *               "syntax"
+                     *             ],
+                     *             "suggestion": "string",
+                     *             "checked_at": "2019-08-24T14:15:22Z"
+                     *           },
                      *           "created_at": "2019-08-24T14:15:22Z",
                      *           "updated_at": "2019-08-24T14:15:22Z"
                      *         }
@@ -5570,6 +5688,14 @@ export interface operations {
                      *         },
                      *         "source": "api",
                      *         "referred_by_contact_id": 1,
+                     *         "verification": {
+                     *           "status": "pending",
+                     *           "reasons": [
+                     *             "syntax"
+                     *           ],
+                     *           "suggestion": "string",
+                     *           "checked_at": "2019-08-24T14:15:22Z"
+                     *         },
                      *         "created_at": "2019-08-24T14:15:22Z",
                      *         "updated_at": "2019-08-24T14:15:22Z"
                      *       }
@@ -5838,6 +5964,14 @@ export interface operations {
                      *         },
                      *         "source": "api",
                      *         "referred_by_contact_id": 1,
+                     *         "verification": {
+                     *           "status": "pending",
+                     *           "reasons": [
+                     *             "syntax"
+                     *           ],
+                     *           "suggestion": "string",
+                     *           "checked_at": "2019-08-24T14:15:22Z"
+                     *         },
                      *         "created_at": "2019-08-24T14:15:22Z",
                      *         "updated_at": "2019-08-24T14:15:22Z"
                      *       }
@@ -6080,6 +6214,14 @@ export interface operations {
                      *         },
                      *         "source": "api",
                      *         "referred_by_contact_id": 1,
+                     *         "verification": {
+                     *           "status": "pending",
+                     *           "reasons": [
+                     *             "syntax"
+                     *           ],
+                     *           "suggestion": "string",
+                     *           "checked_at": "2019-08-24T14:15:22Z"
+                     *         },
                      *         "created_at": "2019-08-24T14:15:22Z",
                      *         "updated_at": "2019-08-24T14:15:22Z"
                      *       }
@@ -6215,6 +6357,285 @@ export interface operations {
                 };
             };
             /** @description Validation failed */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "validation_failed",
+                     *         "message": "email must be a valid email address",
+                     *         "field": "email"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "rate_limited",
+                     *         "message": "Rate limit exceeded: retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description internal_error: a defect; nothing half-done is left behind; retry with the same Idempotency-Key */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_error",
+                     *         "message": "Something went wrong on our side; request id 2f7c9d1e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description service_unavailable: the database is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "service_unavailable",
+                     *         "message": "The service is temporarily unavailable; retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Any other error, in the error envelope */
+            default: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_error",
+                     *         "message": "Something went wrong on our side; request id 2f7c9d1e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    "v1.contacts.verify": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry for 24 hours: the same key with the same body replays the stored answer (Idempotent-Replayed: true); with another body → 422 idempotency_key_reused; while the first is still running → 409 idempotency_key_in_use. 1 to 255 visible ASCII characters, e.g. a UUID.
+                 * @example 6f1c2a8e-9b3d-4c55-8f0e-2d7a1b9c4e10
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                contact: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": 1,
+                     *         "email": "string",
+                     *         "first_name": "string",
+                     *         "last_name": "string",
+                     *         "company": "string",
+                     *         "title": "string",
+                     *         "phone": "string",
+                     *         "timezone": "string",
+                     *         "custom_fields": {
+                     *           "property1": "string",
+                     *           "property2": "string"
+                     *         },
+                     *         "stage": "new",
+                     *         "sendable": true,
+                     *         "suppression": {
+                     *           "reason": "unsubscribed",
+                     *           "created_at": "2019-08-24T14:15:22Z"
+                     *         },
+                     *         "source": "api",
+                     *         "referred_by_contact_id": 1,
+                     *         "verification": {
+                     *           "status": "pending",
+                     *           "reasons": [
+                     *             "syntax"
+                     *           ],
+                     *           "suggestion": "string",
+                     *           "checked_at": "2019-08-24T14:15:22Z"
+                     *         },
+                     *         "created_at": "2019-08-24T14:15:22Z",
+                     *         "updated_at": "2019-08-24T14:15:22Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ContactResponseDto"];
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "authentication_failed",
+                     *         "message": "The API key is missing, malformed, unknown, expired or revoked"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Wrong tier, missing scope or disallowed source IP. Requires scope: contacts:write. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "forbidden",
+                     *         "message": "This key lacks the scope this route needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not found in this tenant */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description conflict, or idempotency_key_in_use: a request with this Idempotency-Key is still running */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "idempotency_key_in_use",
+                     *         "message": "A request with this Idempotency-Key is still being processed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description payload_too_large: the body is over the size limit of this route */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "payload_too_large",
+                     *         "message": "The request body is over 1 MiB"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description validation_failed (the field is named), or idempotency_key_reused */
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -6607,6 +7028,272 @@ export interface operations {
             };
         };
     };
+    "v1.contacts.verifyMany": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry for 24 hours: the same key with the same body replays the stored answer (Idempotent-Replayed: true); with another body → 422 idempotency_key_reused; while the first is still running → 409 idempotency_key_in_use. 1 to 255 visible ASCII characters, e.g. a UUID.
+                 * @example 6f1c2a8e-9b3d-4c55-8f0e-2d7a1b9c4e10
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "contact_ids": [
+                 *         1
+                 *       ],
+                 *       "status": "string",
+                 *       "verification": "string",
+                 *       "email": "string",
+                 *       "sendable": "true",
+                 *       "created_after": "2019-08-24T14:15:22Z",
+                 *       "created_before": "2019-08-24T14:15:22Z",
+                 *       "updated_after": "2019-08-24T14:15:22Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["VerifyContactsDto"];
+            };
+        };
+        responses: {
+            /** @description Accepted: the contacts are queued for a check */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "queued": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["VerifyQueuedDto"];
+                    };
+                };
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request",
+                     *         "message": "The body is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "authentication_failed",
+                     *         "message": "The API key is missing, malformed, unknown, expired or revoked"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Wrong tier, missing scope or disallowed source IP. Requires scope: contacts:write. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "forbidden",
+                     *         "message": "This key lacks the scope this route needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description conflict, or idempotency_key_in_use: a request with this Idempotency-Key is still running */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "idempotency_key_in_use",
+                     *         "message": "A request with this Idempotency-Key is still being processed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description payload_too_large: the body is over the size limit of this route */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "payload_too_large",
+                     *         "message": "The request body is over 1 MiB"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "validation_failed",
+                     *         "message": "email must be a valid email address",
+                     *         "field": "email"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "rate_limited",
+                     *         "message": "Rate limit exceeded: retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description internal_error: a defect; nothing half-done is left behind; retry with the same Idempotency-Key */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_error",
+                     *         "message": "Something went wrong on our side; request id 2f7c9d1e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description service_unavailable: the database is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "service_unavailable",
+                     *         "message": "The service is temporarily unavailable; retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Any other error, in the error envelope */
+            default: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_error",
+                     *         "message": "Something went wrong on our side; request id 2f7c9d1e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
     "v1.enrollments.index": {
         parameters: {
             query?: {
@@ -6615,7 +7302,7 @@ export interface operations {
                 /** @description Opaque cursor from a previous page (next_cursor or prev_cursor) */
                 cursor?: string;
                 per_page?: number;
-                /** @description One status or a comma list of active, paused, completed, stopped */
+                /** @description One status or a comma list of active, paused, completed, stopped, skipped */
                 status?: string;
                 subsequence_id?: number;
             };

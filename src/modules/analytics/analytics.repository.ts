@@ -170,6 +170,25 @@ export class StepMetricCountersRepository {
     );
   }
 
+  /** One skip of the address gate, counted under the skipped step (no message, so variant ''). */
+  async bumpSkip(
+    workspaceId: WorkspaceId,
+    campaignId: number,
+    metric: 'skipped_invalid' | 'skipped_risky',
+    stepPosition: number,
+    at: Date,
+    manager: EntityManager,
+  ): Promise<void> {
+    const column = metric === 'skipped_invalid' ? 'skipped_invalid' : 'skipped_risky';
+    await manager.query(
+      `INSERT INTO step_metrics (workspace_id, campaign_id, date, step_position, variant, ${column})
+       VALUES ($1, $2, ($3::timestamptz AT TIME ZONE 'UTC')::date, $4, '', 1)
+       ON CONFLICT (workspace_id, campaign_id, date, step_position, variant)
+         DO UPDATE SET ${column} = step_metrics.${column} + 1`,
+      [workspaceId, campaignId, at.toISOString(), stepPosition],
+    );
+  }
+
   /**
    * One increment for the step and variant of the message the fact is attributed to (the message
    * itself, or the last one sent in the thread or enrollment). Always counts, under step 0 / variant ''

@@ -78,6 +78,32 @@ export class EnrollmentEffects {
   }
 
   /**
+   * The address gate skipped the enrollment's step (CONTRACT §24): it ends `skipped` with `reason`,
+   * and the step's `skipped_invalid` or `skipped_risky` counter counts it once.
+   */
+  async skipForAddress(
+    manager: EntityManager,
+    workspaceId: WorkspaceId,
+    campaignId: number,
+    enrollmentId: number,
+    stepPosition: number,
+    reason: 'address_invalid' | 'address_risky',
+  ): Promise<boolean> {
+    const note = reason === 'address_invalid' ? 'address verified invalid' : 'address verified risky';
+    const skipped = await this.transitions.skip(workspaceId, enrollmentId, reason, note, manager);
+    if (skipped) {
+      await this.counters.bumpStepAt(
+        manager,
+        workspaceId,
+        campaignId,
+        reason === 'address_invalid' ? 'skipped_invalid' : 'skipped_risky',
+        stepPosition,
+      );
+    }
+    return skipped;
+  }
+
+  /**
    * Stop on reply for the whole company: every active or paused enrollment of the campaign whose
    * contact's address is at `domain` stops `replied`, with a note naming the reply's sender. Callers
    * leave out free-mail domains. Returns how many stopped.
