@@ -142,6 +142,26 @@ describe('sending respects address verdicts (real engine, real SMTP)', () => {
     expect(byCampaign('skip_invalid')).toEqual({ skipped_invalid: 1, skipped_risky: 0 });
     expect(byCampaign('skip_risky')).toEqual({ skipped_invalid: 1, skipped_risky: 1 });
     expect(byCampaign('off')).toEqual({ skipped_invalid: 0, skipped_risky: 0 });
+    // GET /analytics/steps shows them, under the skipped step (the first), no variant.
+    const riskyCampaign = cases.find((c) => c.setting === 'skip_risky')!.campaign;
+    const steps = await api(app, t.token).get(`/analytics/steps?campaign_id=${riskyCampaign}`);
+    expect(steps.status).toBe(200);
+    expect(steps.body.data).toEqual([
+      expect.objectContaining({
+        step_position: 1,
+        variant: null,
+        sent: 0,
+        skipped_invalid: 1,
+        skipped_risky: 1,
+      }),
+      expect.objectContaining({
+        step_position: 1,
+        variant: 'A',
+        sent: 2,
+        skipped_invalid: 0,
+        skipped_risky: 0,
+      }),
+    ]);
   });
 
   it('a pending contact waits for its verdict; sent once valid, or once its 10 minutes have passed', async () => {

@@ -1917,6 +1917,16 @@ export interface components {
              */
             sent: number;
             /**
+             * @description Enrollments whose step was not sent because the address was verified `invalid` (campaign `verification`); no message, so counted with a null variant
+             * @example 5
+             */
+            skipped_invalid: number;
+            /**
+             * @description Enrollments whose step was not sent because the address was verified `risky` under `skip_risky`
+             * @example 2
+             */
+            skipped_risky: number;
+            /**
              * @description Soft bounces of messages with this step and variant
              * @example 2
              */
@@ -2569,7 +2579,9 @@ export interface operations {
                      *           "interested": 4,
                      *           "bounced": 3,
                      *           "soft_bounced": 2,
-                     *           "unsubscribed": 1
+                     *           "unsubscribed": 1,
+                     *           "skipped_invalid": 5,
+                     *           "skipped_risky": 2
                      *         }
                      *       ],
                      *       "next_cursor": "string",

@@ -117,6 +117,8 @@ export interface StepMetricRow {
   bounced: number;
   soft_bounced: number;
   unsubscribed: number;
+  skipped_invalid: number;
+  skipped_risky: number;
 }
 
 /**
@@ -234,7 +236,8 @@ export class StepMetricCountersRepository {
     return rows<StepMetricRow>(
       manager,
       `SELECT campaign_id, step_position, variant, sum(sent)::int AS sent, sum(replied)::int AS replied,
-         sum(interested)::int AS interested, sum(bounced)::int AS bounced, sum(soft_bounced)::int AS soft_bounced, sum(unsubscribed)::int AS unsubscribed
+         sum(interested)::int AS interested, sum(bounced)::int AS bounced, sum(soft_bounced)::int AS soft_bounced, sum(unsubscribed)::int AS unsubscribed,
+         sum(skipped_invalid)::int AS skipped_invalid, sum(skipped_risky)::int AS skipped_risky
        FROM step_metrics
        WHERE workspace_id = $1 AND campaign_id = $2 AND date BETWEEN $3::date AND $4::date
        GROUP BY campaign_id, step_position, variant
