@@ -126,6 +126,16 @@ describe('sending respects address verdicts (real engine, real SMTP)', () => {
         });
         expect(mailsTo(c.email)).toHaveLength(0);
         expect(await messagesOf(c.enrollment)).toBe(0);
+        const events = await all<{
+          data: { enrollment: { id: number; status: string; stop_reason: string } };
+        }>(
+          `SELECT data FROM events WHERE workspace_id = $1 AND type = 'enrollment.stopped'
+             AND (data->'enrollment'->>'id')::bigint = $2`,
+          [t.workspaceId, c.enrollment],
+        );
+        expect(events.map((e) => e.data.enrollment)).toEqual([
+          expect.objectContaining({ id: c.enrollment, status: 'skipped', stop_reason: reason }),
+        ]);
       }
     }
     // The step counters count each skip once, under the skipped step.

@@ -2171,7 +2171,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             /** @enum {string} */
-            event: "message.sent" | "email.replied" | "email.bounced" | "email.complained" | "email.categorized" | "contact.created" | "contact.referred" | "enrollment.completed" | "enrollment.branched" | "enrollment.held" | "inbox.error" | "webhook.test";
+            event: "message.sent" | "email.replied" | "email.bounced" | "email.complained" | "email.categorized" | "contact.created" | "contact.referred" | "enrollment.completed" | "enrollment.branched" | "enrollment.held" | "enrollment.stopped" | "inbox.error" | "webhook.test";
             /** Format: uuid */
             event_id: string;
             /** Format: int64 */
