@@ -114,6 +114,13 @@ export interface AppConfig {
   /** DKIM_SELECTORS: selectors health looks for besides the provider's own. */
   dkimSelectors: string[];
   /**
+   * VERIFY_ADDRESSES (default true): contacts' addresses are checked in the background and the send
+   * engine skips the verdicts a campaign's `verification` setting names. false, for installations
+   * without usable DNS: nothing is checked (the `contact-verification` loop does not run) and the
+   * engine treats every contact as `unknown`, i.e. sends (docs/verification.md).
+   */
+  verifyAddresses: boolean;
+  /**
    * The operator's AI provider keys and API roots (CONTRACT §20): `OPENAI_API_KEY`/`OPENAI_BASE_URL`,
    * `ANTHROPIC_…`, `GOOGLE_…` (or `GEMINI_API_KEY`), `MISTRAL_…`. Used for reply categories of the
    * workspaces whose `ai_provider` names that provider.
@@ -308,6 +315,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     mailProviders: withConfigErrors(() => loadMailProviders(env)),
     dnsServers: withConfigErrors(() => parseDnsServers(env.DNS_SERVERS)),
     dkimSelectors: listVar(env, 'DKIM_SELECTORS').map((s) => s.toLowerCase()),
+    verifyAddresses: env.VERIFY_ADDRESSES !== 'false',
     ai: aiSettings(env),
   };
 }

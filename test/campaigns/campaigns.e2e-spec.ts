@@ -89,6 +89,8 @@ describe('campaigns', () => {
       send_in_contact_timezone: false,
       stop_on_reply_scope: 'contact',
       paused_reason: null,
+      // Address verdicts: invalid ones are skipped by default (CONTRACT §24).
+      verification: 'skip_invalid',
     });
     expect(Object.keys(res.body.data).sort()).toEqual(
       [
@@ -107,6 +109,7 @@ describe('campaigns', () => {
         'stop_on_reply',
         'stop_on_reply_scope',
         'updated_at',
+        'verification',
       ].sort(),
     );
     const full = await create({

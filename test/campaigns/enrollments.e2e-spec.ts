@@ -20,6 +20,7 @@ const EXPECTED: Record<EnrollmentStatus, Record<Action, EnrollmentStatus | null>
   paused: { pause: null, resume: 'active', stop: 'stopped' },
   completed: { pause: null, resume: null, stop: null },
   stopped: { pause: null, resume: null, stop: null },
+  skipped: { pause: null, resume: null, stop: null },
 };
 
 describe('enrollments', () => {

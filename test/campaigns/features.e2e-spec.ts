@@ -276,6 +276,8 @@ describe('campaign features (API)', () => {
         interested: 0,
         bounced: 1,
         soft_bounced: 0,
+        skipped_invalid: 0,
+        skipped_risky: 0,
         unsubscribed: 0,
       },
       {
@@ -287,6 +289,8 @@ describe('campaign features (API)', () => {
         interested: 0,
         bounced: 0,
         soft_bounced: 0,
+        skipped_invalid: 0,
+        skipped_risky: 0,
         unsubscribed: 0,
       },
     ]);

@@ -14,6 +14,9 @@ import { api, bootApp, createTenant, type TestTenant } from '../helpers/app.js';
 import { startDnsServer, type DnsServer } from '../helpers/dns-server.js';
 import { waitFor } from '../helpers/wait.js';
 
+// This file checks addresses (against its own DNS servers); test/worker-env.ts turns checking off for the others.
+process.env.VERIFY_ADDRESSES = 'true';
+
 interface Verification {
   status: string;
   reasons: string[];

@@ -1241,6 +1241,11 @@ export interface components {
             stop_on_reply_scope: "contact" | "domain";
             /** Format: date-time */
             updated_at: string;
+            /**
+             * @example skip_invalid
+             * @enum {string}
+             */
+            verification: "skip_invalid" | "skip_risky" | "off";
         };
         CampaignScheduleDto: {
             /**
@@ -1363,6 +1368,13 @@ export interface components {
              * @enum {string}
              */
             stop_on_reply_scope?: "contact" | "domain";
+            /**
+             * @description Which address verdicts are never sent to: `skip_invalid` skips `invalid` contacts, `skip_risky` also `risky` ones, `off` checks nothing. A skipped enrollment ends `skipped` with `stop_reason` `address_invalid` or `address_risky`; a `pending` contact waits for its verdict at most 10 minutes; `unknown` is sent
+             * @default skip_invalid
+             * @example skip_risky
+             * @enum {string}
+             */
+            verification?: "skip_invalid" | "skip_risky" | "off";
         };
         CreateContactDto: {
             company?: string | null;
@@ -1530,10 +1542,10 @@ export interface components {
              */
             parent_enrollment_id: number | null;
             /** @enum {string} */
-            status: "active" | "paused" | "completed" | "stopped";
+            status: "active" | "paused" | "completed" | "stopped" | "skipped";
             stop_note: string | null;
             /** @enum {string|null} */
-            stop_reason: "manual" | "replied" | "bounced" | "unsubscribed" | "complained" | "cancelled" | null;
+            stop_reason: "manual" | "replied" | "bounced" | "unsubscribed" | "complained" | "cancelled" | "address_invalid" | "address_risky" | null;
             /** Format: date-time */
             stopped_at: string | null;
             /**
@@ -1905,6 +1917,16 @@ export interface components {
              */
             sent: number;
             /**
+             * @description Enrollments whose step was not sent because the address was verified `invalid` (campaign `verification`); no message, so counted with a null variant
+             * @example 5
+             */
+            skipped_invalid: number;
+            /**
+             * @description Enrollments whose step was not sent because the address was verified `risky` under `skip_risky`
+             * @example 2
+             */
+            skipped_risky: number;
+            /**
              * @description Soft bounces of messages with this step and variant
              * @example 2
              */
@@ -2045,6 +2067,12 @@ export interface components {
              * @enum {string}
              */
             stop_on_reply_scope?: "contact" | "domain";
+            /**
+             * @description Which address verdicts are never sent to: `skip_invalid` skips `invalid` contacts, `skip_risky` also `risky` ones, `off` checks nothing. A skipped enrollment ends `skipped` with `stop_reason` `address_invalid` or `address_risky`; a `pending` contact waits for its verdict at most 10 minutes; `unknown` is sent
+             * @example skip_risky
+             * @enum {string}
+             */
+            verification?: "skip_invalid" | "skip_risky" | "off";
         };
         UpdateContactDto: {
             company?: string | null;
@@ -2143,7 +2171,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             /** @enum {string} */
-            event: "message.sent" | "email.replied" | "email.bounced" | "email.complained" | "email.categorized" | "contact.created" | "contact.referred" | "enrollment.completed" | "enrollment.branched" | "enrollment.held" | "inbox.error" | "webhook.test";
+            event: "message.sent" | "email.replied" | "email.bounced" | "email.complained" | "email.categorized" | "contact.created" | "contact.referred" | "enrollment.completed" | "enrollment.branched" | "enrollment.held" | "enrollment.stopped" | "inbox.error" | "webhook.test";
             /** Format: uuid */
             event_id: string;
             /** Format: int64 */
@@ -2551,7 +2579,9 @@ export interface operations {
                      *           "interested": 4,
                      *           "bounced": 3,
                      *           "soft_bounced": 2,
-                     *           "unsubscribed": 1
+                     *           "unsubscribed": 1,
+                     *           "skipped_invalid": 5,
+                     *           "skipped_risky": 2
                      *         }
                      *       ],
                      *       "next_cursor": "string",
@@ -2789,6 +2819,7 @@ export interface operations {
                      *           "start_at": "2026-12-01T08:00:00.000Z",
                      *           "send_in_contact_timezone": false,
                      *           "stop_on_reply_scope": "contact",
+                     *           "verification": "skip_invalid",
                      *           "paused_reason": null
                      *         }
                      *       ],
@@ -3016,7 +3047,8 @@ export interface operations {
                  *       "stop_on_reply": true,
                  *       "start_at": "2026-12-01T08:00:00Z",
                  *       "send_in_contact_timezone": true,
-                 *       "stop_on_reply_scope": "domain"
+                 *       "stop_on_reply_scope": "domain",
+                 *       "verification": "skip_risky"
                  *     }
                  */
                 "application/json": components["schemas"]["CreateCampaignDto"];
@@ -3059,6 +3091,7 @@ export interface operations {
                      *         "start_at": "2026-12-01T08:00:00.000Z",
                      *         "send_in_contact_timezone": false,
                      *         "stop_on_reply_scope": "contact",
+                     *         "verification": "skip_invalid",
                      *         "paused_reason": null
                      *       }
                      *     }
@@ -3325,6 +3358,7 @@ export interface operations {
                      *         "start_at": "2026-12-01T08:00:00.000Z",
                      *         "send_in_contact_timezone": false,
                      *         "stop_on_reply_scope": "contact",
+                     *         "verification": "skip_invalid",
                      *         "paused_reason": null
                      *       }
                      *     }
@@ -3537,6 +3571,7 @@ export interface operations {
                  *       "start_at": "2026-12-01T08:00:00Z",
                  *       "send_in_contact_timezone": true,
                  *       "stop_on_reply_scope": "domain",
+                 *       "verification": "skip_risky",
                  *       "status": "draft"
                  *     }
                  */
@@ -3580,6 +3615,7 @@ export interface operations {
                      *         "start_at": "2026-12-01T08:00:00.000Z",
                      *         "send_in_contact_timezone": false,
                      *         "stop_on_reply_scope": "contact",
+                     *         "verification": "skip_invalid",
                      *         "paused_reason": null
                      *       }
                      *     }
@@ -7278,7 +7314,7 @@ export interface operations {
                 /** @description Opaque cursor from a previous page (next_cursor or prev_cursor) */
                 cursor?: string;
                 per_page?: number;
-                /** @description One status or a comma list of active, paused, completed, stopped */
+                /** @description One status or a comma list of active, paused, completed, stopped, skipped */
                 status?: string;
                 subsequence_id?: number;
             };

@@ -117,6 +117,8 @@ export interface StepMetricRow {
   bounced: number;
   soft_bounced: number;
   unsubscribed: number;
+  skipped_invalid: number;
+  skipped_risky: number;
 }
 
 /**
@@ -170,6 +172,25 @@ export class StepMetricCountersRepository {
     );
   }
 
+  /** One skip of the address gate, counted under the skipped step (no message, so variant ''). */
+  async bumpSkip(
+    workspaceId: WorkspaceId,
+    campaignId: number,
+    metric: 'skipped_invalid' | 'skipped_risky',
+    stepPosition: number,
+    at: Date,
+    manager: EntityManager,
+  ): Promise<void> {
+    const column = metric === 'skipped_invalid' ? 'skipped_invalid' : 'skipped_risky';
+    await manager.query(
+      `INSERT INTO step_metrics (workspace_id, campaign_id, date, step_position, variant, ${column})
+       VALUES ($1, $2, ($3::timestamptz AT TIME ZONE 'UTC')::date, $4, '', 1)
+       ON CONFLICT (workspace_id, campaign_id, date, step_position, variant)
+         DO UPDATE SET ${column} = step_metrics.${column} + 1`,
+      [workspaceId, campaignId, at.toISOString(), stepPosition],
+    );
+  }
+
   /**
    * One increment for the step and variant of the message the fact is attributed to (the message
    * itself, or the last one sent in the thread or enrollment). Always counts, under step 0 / variant ''
@@ -215,7 +236,8 @@ export class StepMetricCountersRepository {
     return rows<StepMetricRow>(
       manager,
       `SELECT campaign_id, step_position, variant, sum(sent)::int AS sent, sum(replied)::int AS replied,
-         sum(interested)::int AS interested, sum(bounced)::int AS bounced, sum(soft_bounced)::int AS soft_bounced, sum(unsubscribed)::int AS unsubscribed
+         sum(interested)::int AS interested, sum(bounced)::int AS bounced, sum(soft_bounced)::int AS soft_bounced, sum(unsubscribed)::int AS unsubscribed,
+         sum(skipped_invalid)::int AS skipped_invalid, sum(skipped_risky)::int AS skipped_risky
        FROM step_metrics
        WHERE workspace_id = $1 AND campaign_id = $2 AND date BETWEEN $3::date AND $4::date
        GROUP BY campaign_id, step_position, variant

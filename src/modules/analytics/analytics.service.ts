@@ -75,6 +75,8 @@ export class AnalyticsService {
       bounced: r.bounced,
       soft_bounced: r.soft_bounced,
       unsubscribed: r.unsubscribed,
+      skipped_invalid: r.skipped_invalid,
+      skipped_risky: r.skipped_risky,
     }));
     // Every row in one page: at most 50 steps × 5 variants, and a sum is not a keyset to page over.
     return { items, nextCursor: null, prevCursor: null, perPage: items.length };

@@ -54,6 +54,18 @@ export class MetricCounters {
     return this.steps.bumpAttributed(workspaceId, campaignId, metric, to, at, manager, by);
   }
 
+  /** One address-gate skip of the campaign's step `stepPosition` (CONTRACT §24). */
+  bumpStepAt(
+    manager: EntityManager,
+    workspaceId: WorkspaceId,
+    campaignId: number,
+    metric: 'skipped_invalid' | 'skipped_risky',
+    stepPosition: number,
+    at: Date = new Date(),
+  ): Promise<void> {
+    return this.steps.bumpSkip(workspaceId, campaignId, metric, stepPosition, at, manager);
+  }
+
   /** Step counters of many facts at once (the send path's groups: one statement per group). */
   bumpSteps(manager: EntityManager, bumps: StepMetricBump[]): Promise<void> {
     return this.steps.bumpManyAcrossWorkspaces(bumps, manager);

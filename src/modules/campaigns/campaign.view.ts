@@ -16,6 +16,7 @@ export interface CampaignView {
   start_at: string | null;
   send_in_contact_timezone: boolean;
   stop_on_reply_scope: Campaign['stopOnReplyScope'];
+  verification: Campaign['verification'];
   paused_reason: Campaign['pausedReason'];
 }
 
@@ -41,5 +42,6 @@ export const toCampaignView = (c: Campaign): CampaignView => ({
   start_at: c.startAt?.toISOString() ?? null,
   send_in_contact_timezone: c.sendInContactTimezone,
   stop_on_reply_scope: c.stopOnReplyScope,
+  verification: c.verification,
   paused_reason: c.status === 'paused' ? (c.pausedReason ?? 'manual') : null,
 });

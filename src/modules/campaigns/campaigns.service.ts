@@ -105,6 +105,7 @@ export class CampaignsService {
           startAt: body.start_at ? new Date(body.start_at) : null,
           sendInContactTimezone: body.send_in_contact_timezone ?? false,
           stopOnReplyScope: body.stop_on_reply_scope ?? 'contact',
+          verification: body.verification ?? 'skip_invalid',
           status: 'draft',
         },
         manager,
@@ -142,7 +143,8 @@ export class CampaignsService {
         body.stop_on_reply !== undefined ||
         body.start_at !== undefined ||
         body.send_in_contact_timezone !== undefined ||
-        body.stop_on_reply_scope !== undefined;
+        body.stop_on_reply_scope !== undefined ||
+        body.verification !== undefined;
       if (from === 'archived' && changesFields) throw ApiError.conflict('An archived campaign cannot change');
       const next: Campaign = { ...row };
       if (body.sequence_id !== undefined && body.sequence_id !== row.sequenceId) {
@@ -164,6 +166,7 @@ export class CampaignsService {
       if (body.send_in_contact_timezone !== undefined)
         next.sendInContactTimezone = body.send_in_contact_timezone;
       if (body.stop_on_reply_scope !== undefined) next.stopOnReplyScope = body.stop_on_reply_scope;
+      if (body.verification !== undefined) next.verification = body.verification;
       next.status = to;
       // A PATCH pauses by hand; re-activating clears the reason and starts a new bounce window.
       if (to === 'paused' && from !== 'paused') next.pausedReason = 'manual';
@@ -188,6 +191,7 @@ export class CampaignsService {
             startAt: next.startAt,
             sendInContactTimezone: next.sendInContactTimezone,
             stopOnReplyScope: next.stopOnReplyScope,
+            verification: next.verification,
             pausedReason: next.pausedReason,
             bounceWindowStartedAt: next.bounceWindowStartedAt,
             status: next.status,

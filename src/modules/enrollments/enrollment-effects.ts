@@ -12,6 +12,8 @@ import { BounceProtection } from '../campaigns/bounce-protection.js';
 import { ContactVerificationRepository } from '../contacts/contact-verification.repository.js';
 import { MessageWritesRepository } from '../threads/message-writes.repository.js';
 import type { StopReason } from './enrollment-state.js';
+import { Enrollment } from './entities/enrollment.entity.js';
+import { toEnrollmentView } from './enrollment.view.js';
 import { Outbox } from '../events/outbox.js';
 import { SuppressionStore } from '../suppressions/suppression-store.js';
 import type { BounceView } from '../mail-reading/bounce.view.js';
@@ -75,6 +77,38 @@ export class EnrollmentEffects {
     note: string | null = null,
   ): Promise<boolean> {
     return this.transitions.stop(workspaceId, enrollmentId, reason, note, manager);
+  }
+
+  /**
+   * The address gate skipped the enrollment's step (CONTRACT §24): it ends `skipped` with `reason`,
+   * `enrollment.stopped` fires with the enrollment, and the step's `skipped_invalid` or `skipped_risky` counter counts it once.
+   */
+  async skipForAddress(
+    manager: EntityManager,
+    workspaceId: WorkspaceId,
+    campaignId: number,
+    enrollmentId: number,
+    stepPosition: number,
+    reason: 'address_invalid' | 'address_risky',
+  ): Promise<boolean> {
+    const note = reason === 'address_invalid' ? 'address verified invalid' : 'address verified risky';
+    const skipped = await this.transitions.skip(workspaceId, enrollmentId, reason, note, manager);
+    if (skipped) {
+      const row = await manager.getRepository(Enrollment).findOneByOrFail({ workspaceId, id: enrollmentId });
+      await this.outbox.record(manager, {
+        workspaceId,
+        type: 'enrollment.stopped',
+        data: { enrollment: toEnrollmentView(row) },
+      });
+      await this.counters.bumpStepAt(
+        manager,
+        workspaceId,
+        campaignId,
+        reason === 'address_invalid' ? 'skipped_invalid' : 'skipped_risky',
+        stepPosition,
+      );
+    }
+    return skipped;
   }
 
   /**

@@ -12,14 +12,15 @@ const EXPECTED: Record<EnrollmentStatus, Record<EnrollmentAction, EnrollmentStat
   paused: { pause: null, resume: 'active', stop: 'stopped', complete: null },
   completed: { pause: null, resume: null, stop: null, complete: null },
   stopped: { pause: null, resume: null, stop: null, complete: null },
+  skipped: { pause: null, resume: null, stop: null, complete: null },
 };
 const ACTIONS: EnrollmentAction[] = ['pause', 'resume', 'stop', 'complete'];
 
 describe('enrollment transition table', () => {
   const pairs = ENROLLMENT_STATUSES.flatMap((s) => ACTIONS.map((a) => [s, a, EXPECTED[s][a]] as const));
 
-  it('covers 4 statuses × 4 actions', () => {
-    expect(pairs).toHaveLength(16);
+  it('covers 5 statuses × 4 actions', () => {
+    expect(pairs).toHaveLength(20);
   });
 
   it.each(pairs)('%s + %s → %s', (status, action, expected) => {

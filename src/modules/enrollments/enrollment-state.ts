@@ -2,7 +2,8 @@
  * The enrollment state machine, in one place. pause: active → paused; resume:
  * paused → active; stop: active|paused → stopped. The engine completes and stops enrollments too.
  */
-export const ENROLLMENT_STATUSES = ['active', 'paused', 'completed', 'stopped'] as const;
+/** `skipped`: the engine never sent to the contact because of its address verdict (CONTRACT §24). */
+export const ENROLLMENT_STATUSES = ['active', 'paused', 'completed', 'stopped', 'skipped'] as const;
 export type EnrollmentStatus = (typeof ENROLLMENT_STATUSES)[number];
 export const STOP_REASONS = [
   'manual',
@@ -11,6 +12,8 @@ export const STOP_REASONS = [
   'unsubscribed',
   'complained',
   'cancelled',
+  'address_invalid',
+  'address_risky',
 ] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 

@@ -119,6 +119,25 @@ export class EnrollmentTransitionsRepository {
     return updated.length > 0;
   }
 
+  /** An active enrollment ends `skipped` (the address gate, CONTRACT §24); false when it was not active. */
+  async skip(
+    workspaceId: WorkspaceId,
+    enrollmentId: number,
+    reason: StopReason,
+    note: string,
+    manager: EntityManager,
+  ): Promise<boolean> {
+    const updated = await rows(
+      manager,
+      `UPDATE enrollments SET status = 'skipped', stop_reason = $3, stop_note = $4,
+         stopped_at = now(), next_step_at = NULL, updated_at = now()
+       WHERE workspace_id = $1 AND id = $2 AND status = 'active'
+       RETURNING id`,
+      [workspaceId, enrollmentId, reason, note],
+    );
+    return updated.length > 0;
+  }
+
   /** Stops every active or paused enrollment of a contact; how many. */
   async stopAllOfContact(
     workspaceId: WorkspaceId,

@@ -3,8 +3,11 @@ export const EVENT_FAMILIES = {
   message: ['message.sent'],
   email: ['email.replied', 'email.bounced', 'email.complained', 'email.categorized'],
   contact: ['contact.created', 'contact.referred'],
-  /** `enrollment.branched` and `enrollment.held`: sequences that react (CONTRACT §23). */
-  enrollment: ['enrollment.completed', 'enrollment.branched', 'enrollment.held'],
+  /**
+   * `enrollment.branched` and `enrollment.held`: sequences that react (CONTRACT §23);
+   * `enrollment.stopped` {enrollment}: the address gate skipped it (CONTRACT §24).
+   */
+  enrollment: ['enrollment.completed', 'enrollment.branched', 'enrollment.held', 'enrollment.stopped'],
   /** `inbox.error` {inbox_id, email, status, error}: a failure that changed an inbox's status (CONTRACT §19). */
   inbox: ['inbox.error'],
 } as const;

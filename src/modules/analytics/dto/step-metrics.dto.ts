@@ -40,6 +40,8 @@ export interface StepMetricView {
   bounced: number;
   soft_bounced: number;
   unsubscribed: number;
+  skipped_invalid: number;
+  skipped_risky: number;
 }
 
 export class StepMetricResponseDto implements StepMetricView {
@@ -81,4 +83,16 @@ export class StepMetricResponseDto implements StepMetricView {
     description: 'Unsubscribes, counted for the variant of the last message sent to the enrollment',
   })
   unsubscribed: number;
+  @ApiProperty({
+    example: 5,
+    description:
+      'Enrollments whose step was not sent because the address was verified `invalid` (campaign `verification`); no message, so counted with a null variant',
+  })
+  skipped_invalid: number;
+  @ApiProperty({
+    example: 2,
+    description:
+      'Enrollments whose step was not sent because the address was verified `risky` under `skip_risky`',
+  })
+  skipped_risky: number;
 }

@@ -20,7 +20,13 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { Check } from '../../../common/http/check.js';
-import type { CampaignStatus, StopOnReplyScope, Weekday } from '../entities/campaign.entity.js';
+import {
+  CAMPAIGN_VERIFICATION_SETTINGS,
+  type CampaignStatus,
+  type CampaignVerification,
+  type StopOnReplyScope,
+  type Weekday,
+} from '../entities/campaign.entity.js';
 import { TIME_RE, WEEKDAYS } from '../schedule.js';
 import { CAMPAIGN_STATUSES } from '../campaign-state.js';
 import { IsOptionalNotNull, NoNulCharacters } from '../../sequences/dto/text-rules.js';
@@ -151,6 +157,20 @@ const Field = {
       IsOptionalNotNull(),
       IsIn(STOP_ON_REPLY_SCOPES),
     ),
+  verification: (options: { default?: CampaignVerification } = {}): PropertyDecorator =>
+    applyDecorators(
+      ApiPropertyOptional({
+        ...options,
+        enum: CAMPAIGN_VERIFICATION_SETTINGS,
+        example: 'skip_risky',
+        description:
+          'Which address verdicts are never sent to: `skip_invalid` skips `invalid` contacts, `skip_risky` also `risky` ones, `off` checks nothing. A skipped enrollment ends `skipped` with `stop_reason` `address_invalid` or `address_risky`; a `pending` contact waits for its verdict at most 10 minutes; `unknown` is sent',
+      }),
+      IsOptionalNotNull(),
+      IsIn(CAMPAIGN_VERIFICATION_SETTINGS, {
+        message: `verification must be one of ${CAMPAIGN_VERIFICATION_SETTINGS.join(', ')}`,
+      }),
+    ),
 };
 
 export class CreateCampaignDto {
@@ -183,6 +203,9 @@ export class CreateCampaignDto {
 
   @Field.stopOnReplyScope({ default: 'contact' })
   stop_on_reply_scope?: StopOnReplyScope;
+
+  @Field.verification({ default: 'skip_invalid' })
+  verification?: CampaignVerification;
 }
 
 export class UpdateCampaignDto {
@@ -216,6 +239,9 @@ export class UpdateCampaignDto {
 
   @Field.stopOnReplyScope()
   stop_on_reply_scope?: StopOnReplyScope;
+
+  @Field.verification()
+  verification?: CampaignVerification;
 
   @ApiPropertyOptional({
     enum: CAMPAIGN_STATUSES,
@@ -256,6 +282,8 @@ export class CampaignResponseDto implements CampaignView {
   start_at: string | null;
   @ApiProperty({ example: false }) send_in_contact_timezone: boolean;
   @ApiProperty({ enum: STOP_ON_REPLY_SCOPES, example: 'contact' }) stop_on_reply_scope: StopOnReplyScope;
+  @ApiProperty({ enum: CAMPAIGN_VERIFICATION_SETTINGS, example: 'skip_invalid' })
+  verification: CampaignVerification;
   @ApiProperty({
     type: String,
     enum: PAUSED_REASONS,

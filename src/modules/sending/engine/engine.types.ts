@@ -3,7 +3,7 @@
  * like, and what one tick shares between its sends.
  */
 import type { MetricCounters } from '../../analytics/metrics.js';
-import type { Campaign } from '../../campaigns/entities/campaign.entity.js';
+import type { Campaign, CampaignVerification } from '../../campaigns/entities/campaign.entity.js';
 import type { ContactWritesRepository } from '../../contacts/contact-writes.repository.js';
 import type { EnrollmentEffects } from '../../enrollments/enrollment-effects.js';
 import type { EnrollmentStepsRepository } from '../../enrollments/enrollment-steps.repository.js';
@@ -76,12 +76,16 @@ export interface DueStep {
     startAt: Date | null;
     /** The schedule is read in the contact's timezone. */
     sendInContactTimezone: boolean;
+    /** Which address verdicts are skipped (CONTRACT §24; engine/verification-gate.ts). */
+    verification: CampaignVerification;
   };
   /** The sequence's steps in position order. */
   steps: SequenceStep[];
   config: WorkspaceConfig;
   /** The contact as a row (snake_case), or null when it no longer exists. */
   contact: Record<string, unknown> | null;
+  /** When the enrollment was made: a `pending` contact waits for its verdict at most 10 minutes from then or its step's due time. */
+  enrolledAt: Date;
   /** The enrollment's thread, once its first step was recorded. */
   thread: { id: number; subject: string } | undefined;
   /** Its outbound messages, in step order. */

@@ -28,6 +28,7 @@ import type { Finaliser, GroupWrites } from './finaliser.js';
 import { renderStep } from './render-step.js';
 import { giveBack, reserve, takeFromBank } from './reservations.js';
 import { nextWindowOpening, sendingTimezone } from './send-window.js';
+import { addressGate } from './verification-gate.js';
 import type { SendRepository } from './send.repository.js';
 import type { OutboundDraft } from '../../threads/message-writes.repository.js';
 import type { WorkspaceId } from '../../../common/tenant/workspace-id.js';
@@ -145,6 +146,29 @@ export class StepRecorder {
       const reason = stopReasonForSuppression(contact.suppression_reason as string);
       await this.w.effects.stop(m, ws, enrollment.id, reason, 'address is on the suppression list');
       return 'stopped';
+    }
+    // The address verdict, under the campaign's `verification` setting.
+    const gate = addressGate(
+      campaign.verification,
+      contact.verification_status,
+      d.enrolledAt,
+      now,
+      appConfig().verifyAddresses,
+    );
+    if (gate.kind === 'skip') {
+      await this.w.effects.skipForAddress(
+        m,
+        ws,
+        enrollment.campaignId,
+        enrollment.id,
+        step.position,
+        gate.reason,
+      );
+      return 'stopped';
+    }
+    if (gate.kind === 'wait') {
+      await this.w.enrollments.defer(ws, enrollment.id, gate.until, m);
+      return 'deferred';
     }
 
     // Follow-ups keep their inbox; a first step rotates over the campaign's inboxes.

@@ -12,6 +12,7 @@ import { In, type EntityManager } from 'typeorm';
 import { rows } from '../../../database/query-rows.js';
 import { Enrollment } from '../../enrollments/entities/enrollment.entity.js';
 import { Inbox } from '../../inboxes/entities/inbox.entity.js';
+import type { CampaignVerification } from '../../campaigns/entities/campaign.entity.js';
 import type { SequenceStep } from '../../sequences/entities/sequence.entity.js';
 import { effectiveConfig, type WorkspaceConfig } from '../../workspaces/workspace-config.js';
 import type { Claimed, DueStep, RecordedMessage } from './engine.types.js';
@@ -24,6 +25,7 @@ import { asWorkspaceId } from '../../../common/tenant/workspace-id.js';
 const LOAD_DUE_SQL = `
   SELECT e.id, e.workspace_id, e.campaign_id, e.contact_id, e.status, e.current_step, e.inbox_id,
     c.status AS campaign_status, c.schedule, c.inbox_ids, c.daily_limit, c.start_at, c.send_in_contact_timezone,
+    c.verification, e.created_at AS enrollment_created_at,
     s.steps, w.config,
     (SELECT to_jsonb(ct) FROM contacts ct WHERE ct.workspace_id = e.workspace_id AND ct.id = e.contact_id) AS contact,
     (SELECT jsonb_build_object('id', t.id, 'subject', t.subject) FROM threads t
@@ -78,10 +80,12 @@ export class SendRepository {
         dailyLimit: (r.daily_limit as number | null) ?? null,
         startAt: r.start_at ? new Date(r.start_at as Date | string) : null,
         sendInContactTimezone: r.send_in_contact_timezone === true,
+        verification: (r.verification as CampaignVerification | undefined) ?? 'skip_invalid',
       },
       steps: byPosition(r.steps as SequenceStep[]),
       config: effectiveConfig(r.config as Partial<WorkspaceConfig>),
       contact: (r.contact as Record<string, unknown> | null) ?? null,
+      enrolledAt: new Date(r.enrollment_created_at as Date | string),
       thread: (r.thread as { id: number; subject: string } | null) ?? undefined,
       outbound: (r.messages as RecordedMessage[]) ?? [],
       conversation: (r.conversation as string[] | null) ?? null,
