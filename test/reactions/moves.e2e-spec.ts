@@ -89,7 +89,8 @@ describe('subsequences: moving on a reply category', () => {
       c,
       ann,
       'moveann@example.com',
-      'Not right now, please get back to me in March.',
+      // No day named: the move starts now (a named day would start it then: the follow-up test).
+      'Not right now, please get back to me later.',
     );
 
     const second = await waitFor(
