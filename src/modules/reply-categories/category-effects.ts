@@ -48,6 +48,9 @@ export class CategoryEffects {
   async apply(m: EntityManager, d: CategoryDecision): Promise<boolean> {
     const repo = this.replies;
     const ws = d.workspaceId;
+    // Lock order: the reply's thread row first, then the reply. A correction locks the thread before
+    // it picks the thread's latest reply; the sweep must take the same order, or the two deadlock.
+    await this.categories.lockThreadOfReply(ws, d.messageId, m);
     const set = await this.categories.setCategory(ws, d.messageId, d.category, d.source, d.onlyIfUnset, m);
     if (!set) return false;
     const context = await repo.threadContext(ws, set.thread_id, m);

@@ -138,6 +138,18 @@ export class ReplyCategoryWritesRepository {
     return found ? { ...found, thread_id: Number(found.thread_id) } : undefined;
   }
 
+  /**
+   * Locks the thread row of a reply (FOR UPDATE), before the reply's own row is locked: every path
+   * that sets a category takes thread, then message, so a correction and the sweep never deadlock.
+   */
+  async lockThreadOfReply(workspaceId: WorkspaceId, messageId: number, m: EntityManager): Promise<void> {
+    await m.query(
+      `SELECT t.id FROM threads t JOIN messages x ON x.thread_id = t.id AND x.workspace_id = t.workspace_id
+       WHERE x.workspace_id = $1 AND x.id = $2 FOR UPDATE OF t`,
+      [workspaceId, messageId],
+    );
+  }
+
   /** The thread takes the category of its latest categorised reply (by arrival). */
   async refreshThreadCategory(workspaceId: WorkspaceId, threadId: number, m: EntityManager): Promise<void> {
     await m.query(
