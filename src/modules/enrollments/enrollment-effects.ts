@@ -12,13 +12,12 @@ import { BounceProtection } from '../campaigns/bounce-protection.js';
 import { ContactVerificationRepository } from '../contacts/contact-verification.repository.js';
 import { MessageWritesRepository } from '../threads/message-writes.repository.js';
 import type { StopReason } from './enrollment-state.js';
-import { Enrollment } from './entities/enrollment.entity.js';
 import { toEnrollmentView } from './enrollment.view.js';
 import { Outbox } from '../events/outbox.js';
 import { SuppressionStore } from '../suppressions/suppression-store.js';
 import type { BounceView } from '../mail-reading/bounce.view.js';
 import { RECIPIENT_SOFT_REASONS, SENDER_SIDE_REASONS } from '../mail-reading/types.js';
-import { EnrollmentTransitionsRepository } from './enrollments.repository.js';
+import { EnrollmentsRepository, EnrollmentTransitionsRepository } from './enrollments.repository.js';
 import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 export interface Bounce {
@@ -66,6 +65,7 @@ export class EnrollmentEffects {
     private readonly outbox: Outbox,
     private readonly bounceProtection: BounceProtection,
     private readonly verification: ContactVerificationRepository,
+    private readonly enrollments: EnrollmentsRepository,
   ) {}
 
   /** active|paused → stopped with a reason; a no-op for an enrollment already finished. */
@@ -94,7 +94,8 @@ export class EnrollmentEffects {
     const note = reason === 'address_invalid' ? 'address verified invalid' : 'address verified risky';
     const skipped = await this.transitions.skip(workspaceId, enrollmentId, reason, note, manager);
     if (skipped) {
-      const row = await manager.getRepository(Enrollment).findOneByOrFail({ workspaceId, id: enrollmentId });
+      const row = await this.enrollments.findOne(workspaceId, { id: enrollmentId }, manager);
+      if (!row) return skipped;
       await this.outbox.record(manager, {
         workspaceId,
         type: 'enrollment.stopped',
