@@ -13,6 +13,7 @@ import type { SuppressionReason } from '../suppressions/entities/suppression.ent
 import type { SuppressedContacts } from '../suppressions/suppressed-contacts.js';
 import { SUPPRESSION_LOOKUP_SQL } from '../suppressions/suppressions.repository.js';
 import { CUSTOM_FIELDS_MAX_KEYS } from './contact-fields.js';
+import { ROOM_SQL } from './contact-cap.js';
 import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 /** Merged columns: SQL expression over `c` (current row) and `i.d` (input jsonb). */
@@ -120,6 +121,50 @@ export class ContactWritesRepository implements SuppressedContacts {
        WHERE c.workspace_id = x.workspace_id AND c.id = x.id AND c.stage = 'new'`,
       [contacts.map((c) => c.workspaceId), contacts.map((c) => c.id)],
     );
+  }
+
+  /**
+   * A person a `wrong_person` reply named (CONTRACT §23): whether the address is suppressed, the
+   * workspace's contact (if any), and the room left under the plan's contact cap.
+   */
+  async referralTarget(
+    workspaceId: WorkspaceId,
+    email: string,
+    m: EntityManager,
+  ): Promise<{ suppressed: boolean; contact: Record<string, unknown> | null; room: number }> {
+    const [s] = rowsOf(
+      await m.query(`SELECT 1 FROM (${SUPPRESSION_LOOKUP_SQL('$1', '$2')}) s`, [workspaceId, email]),
+    );
+    const [contact] = rowsOf(
+      await m.query(`SELECT * FROM contacts WHERE workspace_id = $1 AND email = $2`, [workspaceId, email]),
+    );
+    const [r] = rowsOf<{ room: string | number }>(await m.query(ROOM_SQL, [workspaceId]));
+    return { suppressed: s !== undefined, contact: contact ?? null, room: r ? Number(r.room) : 0 };
+  }
+
+  /** Inserts the referred person (`source: referral`); the new row, or null when the address exists. */
+  async insertReferral(
+    workspaceId: WorkspaceId,
+    row: {
+      email: string;
+      first_name: string | null;
+      last_name: string | null;
+      company: string | null;
+      referred_by_contact_id: number;
+    },
+    m: EntityManager,
+  ): Promise<Record<string, unknown> | null> {
+    const [inserted] = rowsOf(
+      await m.query(
+        `INSERT INTO contacts (workspace_id, email, first_name, last_name, company, custom_fields, stage,
+                               source, referred_by_contact_id)
+         VALUES ($1, $2, $3, $4, $5, '{}'::jsonb, 'new', 'referral', $6)
+         ON CONFLICT (workspace_id, email) DO NOTHING
+         RETURNING *`,
+        [workspaceId, row.email, row.first_name, row.last_name, row.company, row.referred_by_contact_id],
+      ),
+    );
+    return inserted ?? null;
   }
 
   /** A reply arrived: `new|contacted` → `replied`. */

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CampaignsModule } from '../campaigns/campaigns.module.js';
+import { ContactsModule } from '../contacts/contacts.module.js';
 import { EnrollmentsModule } from '../enrollments/enrollments.module.js';
 import { EventsModule } from '../events/events.module.js';
 import { SequencesModule } from '../sequences/sequences.module.js';
@@ -20,6 +21,7 @@ import { SubsequencesService } from './subsequences.service.js';
   imports: [
     TypeOrmModule.forFeature([Subsequence]),
     CampaignsModule,
+    ContactsModule,
     SequencesModule,
     EnrollmentsModule,
     EventsModule,

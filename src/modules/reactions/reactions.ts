@@ -18,7 +18,9 @@ import type { Subsequence } from './entities/subsequence.entity.js';
 import { SubsequencesRepository } from './subsequences.repository.js';
 import type { StepAttribution } from '../analytics/metrics.js';
 import type { ReplyCategory } from '../threads/reply-category.js';
-import { readFollowUpDate, readReturnDate } from '../mail-reading/reply-dates.js';
+import { readFollowUpDate, readReferral, readReturnDate } from '../mail-reading/reply-dates.js';
+import { ContactWritesRepository } from '../contacts/contact-writes.repository.js';
+import { contactFromRow, toContactView } from '../contacts/contact.view.js';
 import { followUpAt } from './follow-up.js';
 import { replyOwnWords } from './own-words.js';
 import { EnrollmentTransitionsRepository } from '../enrollments/enrollments.repository.js';
@@ -70,6 +72,7 @@ export class Reactions {
     private readonly threads: ThreadMovesRepository,
     private readonly outbox: Outbox,
     private readonly transitions: EnrollmentTransitionsRepository,
+    private readonly contacts: ContactWritesRepository,
   ) {}
 
   /**
@@ -118,6 +121,91 @@ export class Reactions {
       }
     }
     await this.moveOnCategory(m, c);
+    if (c.category === 'wrong_person') await this.referral(m, c);
+  }
+
+  /**
+   * A `wrong_person` reply in a campaign (CONTRACT §23): the address its own words name is kept on the
+   * thread; one at the replier's own registrable domain, not suppressed and not enrolled in the
+   * campaign becomes a contact if new (`source: referral`, the company copied) and enters the
+   * campaign's first active `referral` subsequence, in a new conversation from the thread's inbox;
+   * `contact.referred`.
+   */
+  private async referral(m: EntityManager, c: CategoryArrived): Promise<void> {
+    const ws = c.workspaceId;
+    const campaignId = c.context?.campaign_id ?? null;
+    if (!c.context || campaignId === null || c.messageId === undefined) return;
+    const ctx = await this.subsequences.referralContext(ws, c.messageId, m);
+    if (!ctx) return;
+    const replier = isAddress(ctx.from_address) ? ctx.from_address : (c.context.email ?? '');
+    const named = readReferral(replyOwnWords(ctx.body ?? ''), replier, {
+      anyDomain: true,
+      exclude: c.context.email ? [c.context.email] : [],
+    });
+    if (!named) return;
+    const email = named.email.toLowerCase();
+    await this.threads.setReferral(ws, c.threadId, email, m);
+    if (named.sameDomain === false) return;
+    const target = await this.contacts.referralTarget(ws, email, m);
+    if (target.suppressed) return;
+    let contactId = target.contact ? Number(target.contact.id) : null;
+    if (contactId !== null) {
+      const enrolled = await this.enrollments.findOne(ws, { campaignId, contactId }, m);
+      if (enrolled) return;
+    } else {
+      if (target.room <= 0) return;
+      const row = await this.contacts.insertReferral(
+        ws,
+        {
+          email,
+          first_name: named.firstName,
+          last_name: named.lastName,
+          company: ctx.company,
+          referred_by_contact_id: c.context.contact_id,
+        },
+        m,
+      );
+      if (!row) return;
+      contactId = Number(row.id);
+      const contact = contactFromRow(row);
+      await this.outbox.record(m, {
+        workspaceId: ws,
+        type: 'contact.created',
+        data: { contact: toContactView(contact) },
+        occurredAt: contact.createdAt,
+      });
+    }
+    const subs = await this.subsequences.ofCampaign(ws, campaignId, m);
+    const sub = subs.find((s) => s.status === 'active' && s.trigger.type === 'referral');
+    let enrolled = false;
+    if (sub) {
+      const id = await this.enrollments.insertIfAbsent(
+        ws,
+        {
+          campaignId,
+          contactId,
+          subsequenceId: sub.id,
+          parentEnrollmentId: null,
+          inboxId: ctx.inbox_id,
+          status: 'active',
+          currentStep: 0,
+          nextStepAt: new Date(Date.now() + sub.startAfterDays * 86_400_000),
+        },
+        m,
+      );
+      enrolled = id !== null;
+    }
+    await this.outbox.record(m, {
+      workspaceId: ws,
+      type: 'contact.referred',
+      data: {
+        contact_id: contactId,
+        referred_by_contact_id: c.context.contact_id,
+        thread_id: c.threadId,
+        campaign_id: campaignId,
+        enrolled,
+      },
+    });
   }
 
   /**

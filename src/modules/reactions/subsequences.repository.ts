@@ -40,6 +40,24 @@ export class SubsequencesRepository extends TenantRepository<Subsequence> {
   }
 
   /** What a reply's follow-up day needs: its body, arrival, the contact's zone, the campaign's schedule. */
+  /** A `wrong_person` reply's text and writer, and its thread's contact's company and inbox. */
+  async referralContext(
+    workspaceId: WorkspaceId,
+    messageId: number,
+    manager: EntityManager,
+  ): Promise<
+    { body: string | null; from_address: string; company: string | null; inbox_id: string } | undefined
+  > {
+    const [row] = (await manager.query(
+      `SELECT m.body, m.from_address, ct.company, t.inbox_id
+       FROM messages m JOIN threads t ON t.workspace_id = m.workspace_id AND t.id = m.thread_id
+       LEFT JOIN contacts ct ON ct.workspace_id = t.workspace_id AND ct.id = t.contact_id
+       WHERE m.workspace_id = $1 AND m.id = $2`,
+      [workspaceId, messageId],
+    )) as Array<{ body: string | null; from_address: string; company: string | null; inbox_id: string }>;
+    return row;
+  }
+
   async followUpContext(
     workspaceId: WorkspaceId,
     messageId: number,

@@ -36,6 +36,20 @@ export class ThreadMovesRepository {
     ]);
   }
 
+  /** The address a `wrong_person` reply named. */
+  async setReferral(
+    workspaceId: WorkspaceId,
+    threadId: number,
+    email: string,
+    m: EntityManager,
+  ): Promise<void> {
+    await m.query(`UPDATE threads SET referral_email = $3 WHERE workspace_id = $1 AND id = $2`, [
+      workspaceId,
+      threadId,
+      email,
+    ]);
+  }
+
   /** The thread an enrollment's steps went out in, if any. */
   async threadOfEnrollment(
     workspaceId: WorkspaceId,

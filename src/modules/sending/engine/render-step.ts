@@ -52,6 +52,13 @@ export async function renderStep(
     },
     { email: inbox.email, displayName: inbox.displayName, domain: inbox.domain },
   );
+  // A referred contact's templates name who referred them (`{{referrer.first_name}}`, CONTRACT §23).
+  const referrer = contact.referrer as {
+    first_name: string | null;
+    last_name: string | null;
+    email: string;
+  } | null;
+  if (referrer) vars.referrer = referrer;
   // A follow-up without a subject replies to the thread's subject: what step 1 actually sent.
   const variant = chooseVariant(step, enrollment.id);
   const composed = await composeStep(variant.step, vars, thread?.subject ?? null);

@@ -27,7 +27,10 @@ const LOAD_DUE_SQL = `
     c.status AS campaign_status, c.schedule, c.inbox_ids, c.daily_limit, c.start_at, c.send_in_contact_timezone,
     c.verification, e.created_at AS enrollment_created_at,
     s.steps, w.config,
-    (SELECT to_jsonb(ct) FROM contacts ct WHERE ct.workspace_id = e.workspace_id AND ct.id = e.contact_id) AS contact,
+    (SELECT to_jsonb(ct) || jsonb_build_object('referrer',
+        (SELECT jsonb_build_object('first_name', r.first_name, 'last_name', r.last_name, 'email', r.email)
+          FROM contacts r WHERE r.workspace_id = ct.workspace_id AND r.id = ct.referred_by_contact_id))
+      FROM contacts ct WHERE ct.workspace_id = e.workspace_id AND ct.id = e.contact_id) AS contact,
     (SELECT jsonb_build_object('id', t.id, 'subject', t.subject) FROM threads t
       WHERE t.workspace_id = e.workspace_id AND t.enrollment_id = e.id ORDER BY t.id LIMIT 1) AS thread,
     (SELECT coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'status', x.status,

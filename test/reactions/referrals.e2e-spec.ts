@@ -1,0 +1,205 @@
+/**
+ * Sequences that react, referrals (CONTRACT §23), on the real stack: the engine sends step 1 to the
+ * SMTP sink, a `wrong_person` reply posted to `POST /inbound/{inbox_id}` (categorised by the
+ * `reply-categorize` sweep's rules) names a colleague; at the replier's own domain she becomes a
+ * contact (`source: referral`, referred by the replier, the company copied) and the campaign's
+ * `referral` subsequence sends her its first step, rendering `{{referrer.first_name}}`; at another
+ * domain the address is kept on the thread only.
+ */
+import request from 'supertest';
+import { api, app, createTenant, FAST_SENDING, one, q, useApp, type TestTenant } from '../helpers/app.js';
+import { startSmtpSink, type SmtpSink } from '../helpers/mail-servers.js';
+import {
+  FIRST_STEP_NOW,
+  seedCampaign,
+  sendFirstSteps,
+  type FirstSend,
+  type SeededCampaign,
+} from '../helpers/seed.js';
+import { waitFor } from '../helpers/wait.js';
+
+describe('subsequences: referrals from a wrong_person reply', () => {
+  let sink: SmtpSink;
+  beforeAll(async () => {
+    sink = await startSmtpSink();
+  });
+  useApp({ env: FAST_SENDING });
+  afterAll(async () => {
+    await sink.close();
+  });
+
+  let n = 0;
+  /** A published sequence of one step without its own subject (it answers in the thread). */
+  const subSequence = async (t: TestTenant, subject: string, body: string): Promise<number> => {
+    const [row] = (await q(
+      `INSERT INTO sequences (workspace_id, name, status, steps, published_at) VALUES ($1, 'Sub', 'published', $2, now()) RETURNING id`,
+      [t.workspaceId, JSON.stringify([{ position: 1, delay_minutes: 0, subject, body }])],
+    )) as Array<{ id: number }>;
+    return Number(row.id);
+  };
+  /** The campaign's `referral` subsequence: a new conversation with its own subject. */
+  const addReferralSub = async (t: TestTenant, c: SeededCampaign) => {
+    const res = await api(app, t.token)
+      .post(`/campaigns/${c.campaignId}/subsequences`)
+      .send({
+        name: 'Referral',
+        trigger: { type: 'referral' },
+        sequence_id: await subSequence(
+          t,
+          'Hello {{ first_name }}',
+          '{{ referrer.first_name }} ({{ referrer.email }}) suggested I write to you.',
+        ),
+      });
+    expect(res.status).toBe(201);
+    return res.body.data.id as number;
+  };
+  const reply = async (c: SeededCampaign, to: FirstSend, email: string, body: string): Promise<string> => {
+    n += 1;
+    const id = `<reply-${n}-${Date.now()}@example.com>`;
+    const raw = [
+      `From: ${email}`,
+      'To: sender@x.test',
+      'Subject: Re: Hello',
+      `Message-ID: ${id}`,
+      `In-Reply-To: ${to.messageId}`,
+      `References: ${to.messageId}`,
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      body,
+      '',
+    ].join('\r\n');
+    const res = await request(app.getHttpServer())
+      .post(`/api/v1/inbound/${c.inboxIds[0]}`)
+      .set('Authorization', `Bearer ${c.inboundSecrets[0]}`)
+      .set('Content-Type', 'message/rfc822')
+      .send(raw);
+    expect(res.status).toBe(202);
+    return id;
+  };
+  const mailsTo = (address: string) => sink.received.filter((m) => m.to.includes(address));
+
+  it('a wrong_person reply naming a colleague at the same domain creates her and enrolls her in the referral subsequence', async () => {
+    const t = await createTenant(app);
+    const c = await seedCampaign(q, {
+      workspaceId: t.workspaceId,
+      smtpPort: sink.port,
+      steps: FIRST_STEP_NOW,
+    });
+    const subId = await addReferralSub(t, c);
+    const sent = new Map<string, FirstSend>();
+    await sendFirstSteps(q, t.workspaceId, c.campaignId, ['refann'], sent);
+    const ann = sent.get('refann')!;
+    await q(`UPDATE contacts SET company = 'Example Corp' WHERE id = $1`, [ann.contactId]);
+    const first = await waitFor(async () => mailsTo('refann@example.com')[0] ?? null, 'step 1 in the sink');
+    await reply(
+      c,
+      ann,
+      'refann@example.com',
+      "I'm not the right person for this, please contact Jane Doe <jane.doe@example.com> instead.",
+    );
+
+    const jane = await waitFor(
+      async () =>
+        (await one<
+          | {
+              id: string;
+              source: string;
+              referred_by_contact_id: string;
+              company: string | null;
+              first_name: string | null;
+              last_name: string | null;
+            }
+          | undefined
+        >(`SELECT * FROM contacts WHERE workspace_id = $1 AND email = 'jane.doe@example.com'`, [
+          t.workspaceId,
+        ])) ?? null,
+      'referred contact created',
+    );
+    expect(jane).toMatchObject({
+      source: 'referral',
+      company: 'Example Corp',
+      first_name: 'Jane',
+      last_name: 'Doe',
+    });
+    expect(Number(jane.referred_by_contact_id)).toBe(ann.contactId);
+    const thread = await one<{ id: string }>('SELECT id FROM threads WHERE contact_id = $1', [ann.contactId]);
+    const shown = await api(app, t.token).get(`/threads/${thread.id}`);
+    expect(shown.body.data.referral_email).toBe('jane.doe@example.com');
+
+    const enrollment = await one<{ subsequence_id: string; inbox_id: string; campaign_id: string }>(
+      'SELECT subsequence_id, inbox_id, campaign_id FROM enrollments WHERE contact_id = $1',
+      [jane.id],
+    );
+    expect(Number(enrollment.subsequence_id)).toBe(subId);
+    expect(Number(enrollment.campaign_id)).toBe(c.campaignId);
+
+    const hers = await waitFor(
+      async () => mailsTo('jane.doe@example.com')[0] ?? null,
+      'referral step in the sink',
+    );
+    expect(hers.from).toBe(first.from);
+    expect(hers.parsed.subject).toBe('Hello Jane');
+    expect(hers.parsed.text).toContain('refann (refann@example.com) suggested I write to you.');
+    expect(hers.parsed.inReplyTo).toBeUndefined();
+
+    const event = await one<{ data: Record<string, unknown> }>(
+      `SELECT data FROM events WHERE workspace_id = $1 AND type = 'contact.referred'`,
+      [t.workspaceId],
+    );
+    expect(event.data).toEqual({
+      contact_id: Number(jane.id),
+      referred_by_contact_id: ann.contactId,
+      thread_id: Number(thread.id),
+      campaign_id: c.campaignId,
+      enrolled: true,
+    });
+  });
+
+  it('an address at another domain is recorded on the thread only: no contact, no enrollment, no mail', async () => {
+    const t = await createTenant(app);
+    const c = await seedCampaign(q, {
+      workspaceId: t.workspaceId,
+      smtpPort: sink.port,
+      steps: FIRST_STEP_NOW,
+    });
+    await addReferralSub(t, c);
+    const sent = new Map<string, FirstSend>();
+    await sendFirstSteps(q, t.workspaceId, c.campaignId, ['refbob'], sent);
+    const bob = sent.get('refbob')!;
+    await waitFor(async () => mailsTo('refbob@example.com')[0] ?? null, 'step 1 in the sink');
+    await reply(
+      c,
+      bob,
+      'refbob@example.com',
+      "I'm not the right person for this, please contact max.braun@other-corp.test instead.",
+    );
+    const thread = await waitFor(
+      async () =>
+        (await one<{ id: string; referral_email: string | null }>(
+          'SELECT id, referral_email FROM threads WHERE contact_id = $1',
+          [bob.contactId],
+        )) ?? null,
+      'thread',
+    );
+    const recorded = await waitFor(
+      async () =>
+        (
+          await one<{ referral_email: string | null }>('SELECT referral_email FROM threads WHERE id = $1', [
+            thread.id,
+          ])
+        ).referral_email,
+      'referral recorded',
+    );
+    expect(recorded).toBe('max.braun@other-corp.test');
+    expect(
+      await q(`SELECT id FROM contacts WHERE workspace_id = $1 AND email = 'max.braun@other-corp.test'`, [
+        t.workspaceId,
+      ]),
+    ).toHaveLength(0);
+    expect(
+      await q(`SELECT id FROM events WHERE workspace_id = $1 AND type = 'contact.referred'`, [t.workspaceId]),
+    ).toHaveLength(0);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(mailsTo('max.braun@other-corp.test')).toHaveLength(0);
+  });
+});
