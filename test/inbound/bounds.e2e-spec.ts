@@ -290,7 +290,7 @@ describe('inbound mail is bounded (size, concurrency, checkpoint, inbound route)
       await q('DELETE FROM inboxes WHERE id = $1', [hungId]);
       await hung.close();
     }
-  }, 60_000);
+  }, 90_000);
 
   it('polls at most IMAP_POLL_CONCURRENCY (default 4) inboxes at once, and every inbox gets its turn', async () => {
     const hung: HungServer = await startHungServer();
