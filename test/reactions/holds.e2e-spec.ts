@@ -5,7 +5,6 @@
  * send it before (the due time is the hold), and sends it once the clock reaches the hold (the clock is
  * moved by moving the hold into the past: never a sleep of days).
  */
-import request from 'supertest';
 import { app, createTenant, FAST_SENDING, one, q, useApp } from '../helpers/app.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/mail-servers.js';
 import {
@@ -15,6 +14,7 @@ import {
   type FirstSend,
   type SeededCampaign,
 } from '../helpers/seed.js';
+import { mailsTo as sinkMailsTo, postInThread } from '../helpers/reactions.js';
 import { waitFor } from '../helpers/wait.js';
 
 describe('out-of-office holds', () => {
@@ -27,39 +27,24 @@ describe('out-of-office holds', () => {
     await sink.close();
   });
 
-  let n = 0;
   const autoReply = async (
     c: SeededCampaign,
     to: FirstSend,
-    email: string,
+    from: string,
     subject: string,
     body: string,
     date: Date,
   ) => {
-    n += 1;
-    const raw = [
-      `From: ${email}`,
-      'To: sender@x.test',
-      `Subject: ${subject}`,
-      `Date: ${date.toUTCString()}`,
-      'Auto-Submitted: auto-replied',
-      `Message-ID: <ooo-${n}-${Date.now()}@example.com>`,
-      `In-Reply-To: ${to.messageId}`,
-      `References: ${to.messageId}`,
-      'Content-Type: text/plain; charset=utf-8',
-      '',
+    const { answer } = await postInThread(c, to, {
+      from,
+      subject,
       body,
-      '',
-    ].join('\r\n');
-    const res = await request(app.getHttpServer())
-      .post(`/api/v1/inbound/${c.inboxIds[0]}`)
-      .set('Authorization', `Bearer ${c.inboundSecrets[0]}`)
-      .set('Content-Type', 'message/rfc822')
-      .send(raw);
-    expect(res.status).toBe(202);
-    expect(res.body.data?.kind ?? res.body.kind).toBe('auto_reply');
+      headers: [`Date: ${date.toUTCString()}`, 'Auto-Submitted: auto-replied'],
+    });
+    const data = answer.data as { kind?: string } | undefined;
+    expect(data?.kind ?? answer.kind).toBe('auto_reply');
   };
-  const mailsTo = (address: string) => sink.received.filter((m) => m.to.includes(address));
+  const mailsTo = (address: string) => sinkMailsTo(sink, address);
   const row = (id: number) =>
     one<{ held_until: Date | null; held_reason: string | null; next_step_at: Date | null; status: string }>(
       'SELECT held_until, held_reason, next_step_at, status FROM enrollments WHERE id = $1',

@@ -5,7 +5,6 @@
  * same inbox into the same thread. A correction before the subsequence's first send moves the contact
  * (the unsent enrollment ends `cancelled`); a subsequence is entered at most once (no loop).
  */
-import request from 'supertest';
 import { api, app, createTenant, FAST_SENDING, one, q, useApp, type TestTenant } from '../helpers/app.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/mail-servers.js';
 import {
@@ -15,6 +14,7 @@ import {
   type FirstSend,
   type SeededCampaign,
 } from '../helpers/seed.js';
+import { mailsTo as sinkMailsTo, postInThread, publishedStep } from '../helpers/reactions.js';
 import { waitFor } from '../helpers/wait.js';
 
 describe('subsequences: moving on a reply category', () => {
@@ -27,51 +27,21 @@ describe('subsequences: moving on a reply category', () => {
     await sink.close();
   });
 
-  let n = 0;
-  /** A published sequence of one step without its own subject (it answers in the thread). */
-  const subSequence = async (t: TestTenant, body: string): Promise<number> => {
-    const [row] = (await q(
-      `INSERT INTO sequences (workspace_id, name, status, steps, published_at) VALUES ($1, 'Sub', 'published', $2, now()) RETURNING id`,
-      [t.workspaceId, JSON.stringify([{ position: 1, delay_minutes: 0, subject: null, body }])],
-    )) as Array<{ id: number }>;
-    return Number(row.id);
-  };
   const addSub = async (t: TestTenant, c: SeededCampaign, category: string, days: number, body: string) => {
     const res = await api(app, t.token)
       .post(`/campaigns/${c.campaignId}/subsequences`)
       .send({
         name: category,
         trigger: { type: 'category', categories: [category] },
-        sequence_id: await subSequence(t, body),
+        sequence_id: await publishedStep(t, body),
         start_after_days: days,
       });
     expect(res.status).toBe(201);
     return res.body.data.id as number;
   };
-  const reply = async (c: SeededCampaign, to: FirstSend, email: string, body: string): Promise<string> => {
-    n += 1;
-    const id = `<reply-${n}-${Date.now()}@example.com>`;
-    const raw = [
-      `From: ${email}`,
-      'To: sender@x.test',
-      'Subject: Re: Hello',
-      `Message-ID: ${id}`,
-      `In-Reply-To: ${to.messageId}`,
-      `References: ${to.messageId}`,
-      'Content-Type: text/plain; charset=utf-8',
-      '',
-      body,
-      '',
-    ].join('\r\n');
-    const res = await request(app.getHttpServer())
-      .post(`/api/v1/inbound/${c.inboxIds[0]}`)
-      .set('Authorization', `Bearer ${c.inboundSecrets[0]}`)
-      .set('Content-Type', 'message/rfc822')
-      .send(raw);
-    expect(res.status).toBe(202);
-    return id;
-  };
-  const mailsTo = (address: string) => sink.received.filter((m) => m.to.includes(address));
+  const reply = async (c: SeededCampaign, to: FirstSend, from: string, body: string): Promise<string> =>
+    (await postInThread(c, to, { from, body })).messageId;
+  const mailsTo = (address: string) => sinkMailsTo(sink, address);
 
   it('a not_now reply moves the contact: the subsequence’s first step arrives in the same thread from the same inbox', async () => {
     const t = await createTenant(app);
@@ -222,7 +192,7 @@ describe('subsequences: moving on a reply category', () => {
       .send({
         name: 'Breakup',
         trigger: { type: 'completed' },
-        sequence_id: await subSequence(t, 'Closing the loop.'),
+        sequence_id: await publishedStep(t, 'Closing the loop.'),
       });
     expect(res.status).toBe(201);
     const sent = new Map<string, FirstSend>();

@@ -6,7 +6,6 @@
  * `referral` subsequence sends her its first step, rendering `{{referrer.first_name}}`; at another
  * domain the address is kept on the thread only.
  */
-import request from 'supertest';
 import { api, app, createTenant, FAST_SENDING, one, q, useApp, type TestTenant } from '../helpers/app.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/mail-servers.js';
 import {
@@ -16,6 +15,7 @@ import {
   type FirstSend,
   type SeededCampaign,
 } from '../helpers/seed.js';
+import { mailsTo as sinkMailsTo, postInThread, publishedStep } from '../helpers/reactions.js';
 import { waitFor } from '../helpers/wait.js';
 
 describe('subsequences: referrals from a wrong_person reply', () => {
@@ -28,15 +28,6 @@ describe('subsequences: referrals from a wrong_person reply', () => {
     await sink.close();
   });
 
-  let n = 0;
-  /** A published sequence of one step without its own subject (it answers in the thread). */
-  const subSequence = async (t: TestTenant, subject: string, body: string): Promise<number> => {
-    const [row] = (await q(
-      `INSERT INTO sequences (workspace_id, name, status, steps, published_at) VALUES ($1, 'Sub', 'published', $2, now()) RETURNING id`,
-      [t.workspaceId, JSON.stringify([{ position: 1, delay_minutes: 0, subject, body }])],
-    )) as Array<{ id: number }>;
-    return Number(row.id);
-  };
   /** The campaign's `referral` subsequence: a new conversation with its own subject. */
   const addReferralSub = async (t: TestTenant, c: SeededCampaign) => {
     const res = await api(app, t.token)
@@ -44,39 +35,18 @@ describe('subsequences: referrals from a wrong_person reply', () => {
       .send({
         name: 'Referral',
         trigger: { type: 'referral' },
-        sequence_id: await subSequence(
+        sequence_id: await publishedStep(
           t,
-          'Hello {{ first_name }}',
           '{{ referrer.first_name }} ({{ referrer.email }}) suggested I write to you.',
+          'Hello {{ first_name }}',
         ),
       });
     expect(res.status).toBe(201);
     return res.body.data.id as number;
   };
-  const reply = async (c: SeededCampaign, to: FirstSend, email: string, body: string): Promise<string> => {
-    n += 1;
-    const id = `<reply-${n}-${Date.now()}@example.com>`;
-    const raw = [
-      `From: ${email}`,
-      'To: sender@x.test',
-      'Subject: Re: Hello',
-      `Message-ID: ${id}`,
-      `In-Reply-To: ${to.messageId}`,
-      `References: ${to.messageId}`,
-      'Content-Type: text/plain; charset=utf-8',
-      '',
-      body,
-      '',
-    ].join('\r\n');
-    const res = await request(app.getHttpServer())
-      .post(`/api/v1/inbound/${c.inboxIds[0]}`)
-      .set('Authorization', `Bearer ${c.inboundSecrets[0]}`)
-      .set('Content-Type', 'message/rfc822')
-      .send(raw);
-    expect(res.status).toBe(202);
-    return id;
-  };
-  const mailsTo = (address: string) => sink.received.filter((m) => m.to.includes(address));
+  const reply = async (c: SeededCampaign, to: FirstSend, from: string, body: string): Promise<string> =>
+    (await postInThread(c, to, { from, body })).messageId;
+  const mailsTo = (address: string) => sinkMailsTo(sink, address);
 
   it('a wrong_person reply naming a colleague at the same domain creates her and enrolls her in the referral subsequence', async () => {
     const t = await createTenant(app);
