@@ -167,4 +167,26 @@ describe('out-of-office holds', () => {
     );
     expect((await row(sent.get('oood')!.enrollmentId)).held_until).toBeNull();
   });
+
+  it('an away notice from another address than the one mailed holds nothing', async () => {
+    const t = await createTenant(app);
+    const c = await seedCampaign(q, {
+      workspaceId: t.workspaceId,
+      smtpPort: sink.port,
+      steps: FIRST_STEP_NOW,
+    });
+    const sent = new Map<string, FirstSend>();
+    await sendFirstSteps(q, t.workspaceId, c.campaignId, ['oooe'], sent);
+    await autoReply(
+      c,
+      sent.get('oooe')!,
+      'assistant@elsewhere.test',
+      'Out of office',
+      'I am on vacation with limited access to email.',
+      new Date(),
+    );
+    const e = await row(sent.get('oooe')!.enrollmentId);
+    expect(e.held_until).toBeNull();
+    expect(e.held_reason).toBeNull();
+  });
 });

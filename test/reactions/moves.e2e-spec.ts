@@ -276,4 +276,48 @@ describe('subsequences: moving on a reply category', () => {
     expect(new Date(moved.next_step_at).toISOString()).toBe(followUp.toISOString());
     expect(mailsTo('fupdan@example.com')).toHaveLength(1);
   });
+
+  it('a reply someone else wrote in the thread (a forward, a forged From) moves nobody and sets no follow-up day', async () => {
+    const t = await createTenant(app);
+    const c = await seedCampaign(q, {
+      workspaceId: t.workspaceId,
+      smtpPort: sink.port,
+      steps: FIRST_STEP_NOW,
+    });
+    await addSub(t, c, 'not_now', 0, 'Not for you, Mallory.');
+    const sent = new Map<string, FirstSend>();
+    await sendFirstSteps(q, t.workspaceId, c.campaignId, ['forgedeve'], sent);
+    const eve = sent.get('forgedeve')!;
+    await waitFor(async () => mailsTo('forgedeve@example.com')[0] ?? null, 'step 1 in the sink');
+    const { messageId } = await postInThread(c, eve, {
+      from: 'mallory@elsewhere.test',
+      body: 'Not right now, please get back to me in March.',
+    });
+    // The rules decide the reply's category; only then could anything move.
+    await waitFor(
+      async () =>
+        (
+          await one<{ category: string | null } | undefined>(
+            'SELECT category FROM messages WHERE workspace_id = $1 AND message_id = $2',
+            [t.workspaceId, messageId],
+          )
+        )?.category === 'not_now',
+      'the reply categorised not_now',
+    );
+    expect(
+      await q('SELECT id FROM enrollments WHERE contact_id = $1 AND subsequence_id IS NOT NULL', [
+        eve.contactId,
+      ]),
+    ).toHaveLength(0);
+    const thread = await one<{ follow_up_at: Date | null }>(
+      'SELECT follow_up_at FROM threads WHERE contact_id = $1',
+      [eve.contactId],
+    );
+    expect(thread.follow_up_at).toBeNull();
+    expect(
+      await q(`SELECT id FROM events WHERE workspace_id = $1 AND type = 'enrollment.branched'`, [
+        t.workspaceId,
+      ]),
+    ).toHaveLength(0);
+  });
 });

@@ -172,4 +172,46 @@ describe('subsequences: referrals from a wrong_person reply', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(mailsTo('max.braun@other-corp.test')).toHaveLength(0);
   });
+
+  it('a wrong_person reply someone else wrote in the thread refers nobody', async () => {
+    const t = await createTenant(app);
+    const c = await seedCampaign(q, {
+      workspaceId: t.workspaceId,
+      smtpPort: sink.port,
+      steps: FIRST_STEP_NOW,
+    });
+    await addReferralSub(t, c);
+    const sent = new Map<string, FirstSend>();
+    await sendFirstSteps(q, t.workspaceId, c.campaignId, ['refcarl'], sent);
+    const carl = sent.get('refcarl')!;
+    await waitFor(async () => mailsTo('refcarl@example.com')[0] ?? null, 'step 1 in the sink');
+    // Forwarded to (or forged by) someone at another company, who names a colleague of theirs.
+    const { messageId } = await postInThread(c, carl, {
+      from: 'mallory@elsewhere.test',
+      body: "I'm not the right person for this, please contact victim@elsewhere.test instead.",
+    });
+    await waitFor(
+      async () =>
+        (
+          await one<{ category: string | null } | undefined>(
+            'SELECT category FROM messages WHERE workspace_id = $1 AND message_id = $2',
+            [t.workspaceId, messageId],
+          )
+        )?.category === 'wrong_person',
+      'the reply categorised wrong_person',
+    );
+    expect(
+      await q(`SELECT id FROM contacts WHERE workspace_id = $1 AND email = 'victim@elsewhere.test'`, [
+        t.workspaceId,
+      ]),
+    ).toHaveLength(0);
+    const thread = await one<{ referral_email: string | null }>(
+      'SELECT referral_email FROM threads WHERE contact_id = $1',
+      [carl.contactId],
+    );
+    expect(thread.referral_email).toBeNull();
+    expect(
+      await q(`SELECT id FROM events WHERE workspace_id = $1 AND type = 'contact.referred'`, [t.workspaceId]),
+    ).toHaveLength(0);
+  });
 });

@@ -264,6 +264,7 @@ export class IngestionService {
           subject: mail.subject ?? '',
           ownWords: replyText(body ?? ''),
           replyDate: mail.date && !Number.isNaN(mail.date.getTime()) ? mail.date : now,
+          fromRecipient: from.toLowerCase() === email,
         });
         break;
       case 'bounce': {

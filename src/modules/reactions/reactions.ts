@@ -54,8 +54,8 @@ export interface CategoryArrived {
     | { contact_id: number; email: string | null; campaign_id: number | null; enrollment_id?: number | null }
     | undefined;
   /**
-   * Who wrote the reply (read for `unsubscribe_request` only): its `From`, and whether that is the
-   * thread's contact (the contact's address or one the thread's mail went to, without case).
+   * Who wrote the reply: its `From`, and whether that is the thread's contact (the contact's address
+   * or one the thread's mail went to, without case). Undefined: the reply is gone.
    */
   writer?: { address: string; is_contact: boolean };
 }
@@ -91,17 +91,20 @@ export class Reactions {
   }
 
   /**
-   * A reply's category was decided (or corrected): `unsubscribe_request` unsubscribes the address
-   * exactly like the one-click link (`EnrollmentEffects.recordUnsubscribe`).
+   * A reply's category was decided (or corrected). A reply speaks for its writer: only one the
+   * thread's contact wrote unsubscribes the contact (exactly like the one-click link,
+   * `EnrollmentEffects.recordUnsubscribe`), moves it into a subsequence, sets its follow-up day or
+   * refers a colleague. Anyone else in the thread (a forward, a CC, a forged `From`) moves nobody; their
+   * written opt-out suppresses their own address and stops the thread's enrollment.
    */
   async afterCategory(m: EntityManager, c: CategoryArrived): Promise<void> {
     const ws = c.workspaceId;
     const context = c.context;
+    const byContact = c.writer?.is_contact === true;
     if (c.category === 'unsubscribe_request' && context) {
-      // A written opt-out speaks for its writer: the contact only when the contact wrote it.
       const writer = c.writer;
       const email = context.email ?? writer?.address;
-      if (writer?.is_contact && email) {
+      if (byContact && email) {
         // Takes the workspace's suppression lock before any contact row is touched.
         await this.effects.recordUnsubscribe(m, {
           workspaceId: ws,
@@ -120,6 +123,7 @@ export class Reactions {
         });
       }
     }
+    if (!byContact) return;
     await this.moveOnCategory(m, c);
     if (c.category === 'wrong_person') await this.referral(m, c);
   }
@@ -356,7 +360,7 @@ export class Reactions {
   }
 
   /**
-   * An auto-reply (CONTRACT §23): an away notice holds the enrollment's next step until the first
+   * An auto-reply (CONTRACT §23) from the address the message went to: an away notice holds the enrollment's next step until the first
    * working day after the return date it names (at most 60 days ahead), or `holdDays` days without
    * one (`out_of_office_hold_days`; 0: no hold); `enrollment.held`. Other auto-replies change nothing. The held enrollment, if any.
    */
@@ -368,9 +372,11 @@ export class Reactions {
       subject: string;
       ownWords: string;
       replyDate: Date;
+      /** The notice came from the address the message went to (else it speaks for someone else). */
+      fromRecipient: boolean;
     },
   ): Promise<Date | null> {
-    if (a.enrollmentId === null || !isAwayNotice(a.subject, a.ownWords)) return null;
+    if (a.enrollmentId === null || !a.fromRecipient || !isAwayNotice(a.subject, a.ownWords)) return null;
     const config = effectiveConfig(
       (await this.subsequences.workspaceConfig(a.workspaceId, m)) as Partial<WorkspaceConfig> | null,
     );

@@ -5,11 +5,11 @@
  * - the thread takes the category of its latest categorised reply;
  * - `interested` counts (daily and per step, on the reply's day, like `replied`); a correction away
  *   from `interested` takes the count back, so the counter is the number of replies now `interested`;
- * - what the category does to the contact (`unsubscribe_request` speaks for its writer: the contact is
- *   unsubscribed like the one-click link only when the contact wrote it, anyone else's opt-out
- *   suppresses their own address and stops the thread's enrollment; a subsequence's trigger moves the
- *   contact) is decided by `Reactions.afterCategory` (reactions module: the one owner of what happens
- *   to a contact after mail arrives); this file reads who wrote the reply and passes it on;
+ * - what the category does to the contact (a reply speaks for its writer: the contact is unsubscribed,
+ *   moved into a subsequence or referred from only when the contact wrote it; anyone else's opt-out
+ *   suppresses their own address and stops the thread's enrollment) is decided by
+ *   `Reactions.afterCategory` (reactions module: the one owner of what happens to a contact after mail
+ *   arrives); this file reads who wrote the reply and passes it on;
  * - `email.categorized` fires.
  */
 import { Injectable } from '@nestjs/common';
@@ -54,11 +54,8 @@ export class CategoryEffects {
     const set = await this.categories.setCategory(ws, d.messageId, d.category, d.source, d.onlyIfUnset, m);
     if (!set) return false;
     const context = await repo.threadContext(ws, set.thread_id, m);
-    // Who wrote an opt-out decides whose address it removes (read here, decided in Reactions).
-    const writer =
-      d.category === 'unsubscribe_request' && context
-        ? await repo.replyWriter(ws, d.messageId, m)
-        : undefined;
+    // Who wrote the reply decides whom it speaks for (read here, decided in Reactions).
+    const writer = context ? await repo.replyWriter(ws, d.messageId, m) : undefined;
     await this.reactions.afterCategory(m, {
       workspaceId: ws,
       threadId: set.thread_id,
