@@ -35,7 +35,7 @@ import { InboxStateRepository } from '../inboxes/inbox-state.repository.js';
 import { InboundRepository, type OriginalMessage } from './inbound.repository.js';
 import { MessageWritesRepository } from '../threads/message-writes.repository.js';
 import { notifyReplyRecorded } from '../reply-categories/reply-recorded.js';
-import { replyText } from '../reply-categories/reply-text.js';
+import { replyText } from '../mail-reading/reply-text.js';
 
 /** Bodies kept for inbound mail are cut here (the raw mail is not stored). */
 const MAX_BODY_CHARS = 200_000;

@@ -17,6 +17,13 @@ describe('readFollowUpDate', () => {
     expect(readFollowUpDate('Wir sind bis zum 4. Dezember ausgebucht.', REPLY)?.day).toBe('2026-12-05');
   });
 
+  it('reads the reply’s own words, not the quoted history under it', () => {
+    const body =
+      'Not right now, please get back to me in March.\n\nOn Tue, Sam wrote:\n> Could we talk on 15 January?\n';
+    expect(readFollowUpDate(body, REPLY)).toEqual({ day: '2027-03-01', monthOnly: true });
+    expect(readFollowUpDate('Not right now.\n\nOn Tue, Sam wrote:\n> Free in March?\n', REPLY)).toBeNull();
+  });
+
   it('counts relative times from the reply date, not from today', () => {
     expect(readFollowUpDate('en dos semanas', new Date('2026-03-05T08:00:00Z'))?.day).toBe('2026-03-19');
   });

@@ -2,7 +2,7 @@
  * What a reply's own words say about *when* and *whom* (sequences that react): the day a "not now"
  * wants to hear back, the day an away notice names, and a person a "wrong person" reply points to.
  * Pure: no database, no network. Callers pass the reply's own words (quoted history removed,
- * `reply-categories/reply-text.ts`) and the reply's `Date`.
+ * `mail-reading/reply-text.ts`, which the readers apply themselves) and the reply's `Date`.
  *
  * Days are calendar days (`YYYY-MM-DD`) as written; turning one into an instant (the campaign's start
  * time in the contact's time zone, the first working day after an away date) is the caller's rule.

@@ -1,5 +1,4 @@
 import { followUpAt, zonedInstant } from './follow-up.js';
-import { replyOwnWords } from './own-words.js';
 
 describe('follow-up day', () => {
   it('is the day at the start time in the zone', () => {
@@ -19,12 +18,5 @@ describe('follow-up day', () => {
     expect(followUpAt('2026-11-01', '09:00', 'UTC', at)).toBeNull();
     expect(followUpAt('2028-01-10', '09:00', 'UTC', at)).toBeNull();
     expect(followUpAt(null, '09:00', 'UTC', at)).toBeNull();
-  });
-
-  it('reads the reply’s own words', () => {
-    const words = replyOwnWords(
-      'Not right now, please get back to me in March.\n\nOn Tue, Sam wrote:\n> hello\n',
-    );
-    expect(words).toBe('Not right now, please get back to me in March.');
   });
 });

@@ -22,7 +22,6 @@ import { readFollowUpDate, readReferral, readReturnDate } from '../mail-reading/
 import { ContactWritesRepository } from '../contacts/contact-writes.repository.js';
 import { contactFromRow, toContactView } from '../contacts/contact.view.js';
 import { followUpAt } from './follow-up.js';
-import { replyOwnWords } from './own-words.js';
 import { EnrollmentTransitionsRepository } from '../enrollments/enrollments.repository.js';
 import { awayUntil, isAwayNotice } from './away.js';
 import { effectiveConfig, type WorkspaceConfig } from '../workspaces/workspace-config.js';
@@ -142,7 +141,7 @@ export class Reactions {
     const ctx = await this.subsequences.referralContext(ws, c.messageId, m);
     if (!ctx) return;
     const replier = isAddress(ctx.from_address) ? ctx.from_address : (c.context.email ?? '');
-    const named = readReferral(replyOwnWords(ctx.body ?? ''), replier, {
+    const named = readReferral(ctx.body ?? '', replier, {
       anyDomain: true,
       exclude: c.context.email ? [c.context.email] : [],
     });
@@ -267,7 +266,7 @@ export class Reactions {
     const ctx = await this.subsequences.followUpContext(c.workspaceId, c.messageId, m);
     if (!ctx) return null;
     const received = new Date(ctx.received_at);
-    const day = readFollowUpDate(replyOwnWords(ctx.body ?? ''), received);
+    const day = readFollowUpDate(ctx.body ?? '', received);
     const zone = ctx.timezone ?? ctx.schedule?.timezone ?? 'UTC';
     const at = followUpAt(day?.day ?? null, ctx.schedule?.start_time ?? '09:00', zone, received);
     await this.threads.setFollowUp(c.workspaceId, c.threadId, at, m);

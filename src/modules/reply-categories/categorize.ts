@@ -11,7 +11,7 @@ import { askGoogle, loadGoogleSdk } from './ai/google.adapter.js';
 import { askMistral, loadMistralSdk } from './ai/mistral.adapter.js';
 import { askOpenAi, loadOpenAiSdk } from './ai/openai.adapter.js';
 import type { ReplyCategory } from '../threads/reply-category.js';
-import { replyText } from './reply-text.js';
+import { replyText } from '../mail-reading/reply-text.js';
 import { classifyByRules } from './rules-classifier.js';
 
 /** The provider call's bound (CONTRACT §20). */

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { REPLY_CATEGORIES, isReplyCategory, type ReplyCategory } from '../threads/reply-category.js';
-import { replyText } from './reply-text.js';
+import { replyText } from '../mail-reading/reply-text.js';
 import { classifyByRules } from './rules-classifier.js';
 
 interface LabelledReply {

@@ -2,7 +2,7 @@
 import { chronoMentions } from './chrono-mentions.js';
 import { scanText } from './date-scanner.js';
 import { detectLang } from './language.js';
-import { ownWords } from './own-words.js';
+import { replyText as ownWords } from '../reply-text.js';
 import type { Mention, Scan } from './scan.js';
 
 /** What stands between the two days of a range. */

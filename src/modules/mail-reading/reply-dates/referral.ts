@@ -1,6 +1,6 @@
 /** The person a "wrong person" reply points to. */
 import { parse as parseDomain } from 'tldts';
-import { ownWords } from './own-words.js';
+import { replyText as ownWords } from '../reply-text.js';
 import { nameNear } from './referral-names.js';
 import type { ReadReferral, ReadReferralOptions } from './types.js';
 
