@@ -211,6 +211,8 @@ describe('OAuth 2.0 inboxes (fake authorization server, XOAUTH2-only SMTP)', () 
     const ms = keep(await api(app, t.token).post('/inboxes/oauth/microsoft/start').send({}));
     expect(ms.status).toBe(409);
     expect(ms.body.error.type).toBe('conflict');
+    // The CLI's words: both variables named in full.
+    expect(ms.body.error.message).toContain('OAUTH_MICROSOFT_CLIENT_ID and OAUTH_MICROSOFT_CLIENT_SECRET');
     expect((await api(app, t.token).post('/inboxes/oauth/yahoo/start').send({})).status).toBe(404);
   });
 

@@ -26,6 +26,7 @@ import { EnrollmentTransitionsRepository } from '../enrollments/enrollments.repo
 import { awayUntil, isAwayNotice } from './away.js';
 import { effectiveConfig, type WorkspaceConfig } from '../workspaces/workspace-config.js';
 import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
+import { isValidEmail } from '../../common/email/address.js';
 
 export interface ReplyArrived {
   workspaceId: WorkspaceId;
@@ -59,8 +60,8 @@ export interface CategoryArrived {
   writer?: { address: string; is_contact: boolean };
 }
 
-/** A stored `From` that is a plain address (not the display text of a mail without one). */
-const isAddress = (s: string): boolean => s.length <= 320 && /^[^\s@<>]+@[^\s@<>]+$/.test(s);
+/** A stored `From` that is an address the service accepts (not the display text of a mail without one). */
+const isAddress = (s: string): boolean => isValidEmail(s.toLowerCase());
 
 @Injectable()
 export class Reactions {

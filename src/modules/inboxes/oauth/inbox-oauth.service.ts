@@ -18,7 +18,11 @@ import { derivedKey, hmacSha256, safeEqual, seal, sealedAt, unseal } from '../..
 import { ApiError } from '../../../common/http/api-error.js';
 import { logger } from '../../../common/logging/logger.js';
 import { appConfig } from '../../../config/app-config.js';
-import { OAUTH_PROVIDERS, type OAuthProviderName } from '../../../config/mail-providers.js';
+import {
+  OAUTH_PROVIDERS,
+  oauthNotConfigured,
+  type OAuthProviderName,
+} from '../../../config/mail-providers.js';
 import { connectOAuthInbox } from '../inboxes.service.js';
 import { authorizationUrl, exchangeCode, OAuthGrantRefused, UnverifiedAccount } from './oauth-client.js';
 import * as oauth from 'openid-client';
@@ -92,11 +96,8 @@ export class InboxOAuthService {
         `return_url must be on an origin the operator allows (OAUTH_RETURN_ORIGINS: ${appConfig().oauthReturnOrigins.join(', ')})`,
       );
     }
-    if (!p.clientId) {
-      throw ApiError.conflict(
-        `OAuth for ${provider} is not configured: set OAUTH_${provider.toUpperCase()}_CLIENT_ID and _CLIENT_SECRET`,
-      );
-    }
+    const notConfigured = oauthNotConfigured(p, provider);
+    if (notConfigured) throw ApiError.conflict(notConfigured);
     const nonce = randomBytes(32).toString('base64url');
     const state = `${nonce}.${sign(nonce)}`;
     const codeVerifier = oauth.randomPKCECodeVerifier();
