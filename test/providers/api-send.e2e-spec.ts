@@ -7,17 +7,16 @@
  * 429 with Retry-After holding the inbox and not the campaign, a hang after the body went out (in
  * doubt, sent once, paused for review), a 401 refreshed once, a second 401, and `invalid_grant`.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { simpleParser } from 'mailparser';
 import { DataSource } from 'typeorm';
-import { resetConfig } from '../../src/config/app-config.js';
 import { asWorkspaceId } from '../../src/common/tenant/workspace-id.js';
 import { connectOAuthInbox } from '../../src/modules/inboxes/inboxes.service.js';
 import { api, bootApp, createTenant, type TestTenant } from '../helpers/app.js';
-import { startFakeGmail, type FakeGmail } from '../helpers/fake-gmail.js';
-import { startFakeGraph, type FakeGraph } from '../helpers/fake-graph.js';
-import { startOAuthServer, type FakeOAuthServer } from '../helpers/oauth-server.js';
+import type { FakeGmail } from '../helpers/fake-gmail.js';
+import type { FakeGraph } from '../helpers/fake-graph.js';
+import type { FakeOAuthServer } from '../helpers/oauth-server.js';
+import { startProviderFakes, type ProviderFakes } from '../helpers/provider-apis.js';
 import { seedCampaign, seedContact, seedEnrollment } from '../helpers/seed.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -27,32 +26,14 @@ describe('mail through the providers’ APIs: sending (fake Gmail API and Graph)
   let oauth: FakeOAuthServer;
   let gmail: FakeGmail;
   let graph: FakeGraph;
+  let fakes: ProviderFakes;
   let t: TestTenant;
   const q = (sql: string, params?: unknown[]): Promise<unknown> => db.query(sql, params);
   const one = async <T>(sql: string, params?: unknown[]): Promise<T> =>
     ((await db.query(sql, params)) as T[])[0];
 
   beforeAll(async () => {
-    oauth = await startOAuthServer();
-    gmail = await startFakeGmail(oauth);
-    graph = await startFakeGraph(oauth);
-    for (const p of ['GOOGLE', 'MICROSOFT']) {
-      Object.assign(process.env, {
-        [`OAUTH_${p}_CLIENT_ID`]: oauth.clientId,
-        [`OAUTH_${p}_CLIENT_SECRET`]: oauth.clientSecret,
-        [`OAUTH_${p}_ISSUER`]: oauth.url,
-        [`OAUTH_${p}_AUTHORIZATION_URL`]: `${oauth.url}/authorize`,
-        [`OAUTH_${p}_TOKEN_URL`]: `${oauth.url}/token`,
-        [`OAUTH_${p}_USERINFO_URL`]: `${oauth.url}/userinfo`,
-        [`${p}_SMTP_HOST`]: '127.0.0.1',
-        [`${p}_SMTP_PORT`]: '1',
-        [`${p}_IMAP_HOST`]: '127.0.0.1',
-        [`${p}_IMAP_PORT`]: '1',
-      });
-    }
-    Object.assign(process.env, {
-      GMAIL_API_BASE_URL: gmail.url,
-      GRAPH_API_BASE_URL: graph.url,
+    fakes = await startProviderFakes({
       SEND_TICK_MS: '50',
       SEND_MIN_GAP_SECONDS: '0',
       IMAP_POLL_SECONDS: '3600',
@@ -60,54 +41,18 @@ describe('mail through the providers’ APIs: sending (fake Gmail API and Graph)
       SEND_LEASE_SECONDS: '15',
       API_POLL_SECONDS: '3600',
     });
-    resetConfig();
+    ({ oauth, gmail, graph } = fakes);
     app = await bootApp();
     db = app.get(DataSource);
     t = await createTenant(app);
   });
   afterAll(async () => {
     await app.close();
-    await Promise.all([gmail.close(), graph.close(), oauth.close()]);
-    for (const name of Object.keys(process.env)) {
-      if (/^(OAUTH_(GOOGLE|MICROSOFT)_|(GOOGLE|MICROSOFT)_(SMTP|IMAP)_|GMAIL_API_|GRAPH_API_)/.test(name))
-        delete process.env[name];
-    }
-    delete process.env.SEND_LEASE_SECONDS;
-    delete process.env.API_POLL_SECONDS;
-    resetConfig();
+    await fakes.close();
   });
 
   /** A refresh token from the OAuth server's own authorization-code flow (PKCE), as a provider gives one. */
-  async function mintRefreshToken(email: string): Promise<string> {
-    oauth.nextEmail = email;
-    const verifier = randomBytes(32).toString('base64url');
-    const challenge = createHash('sha256').update(verifier).digest('base64url');
-    const redirect = 'http://127.0.0.1/cb';
-    const authorize = new URL(`${oauth.url}/authorize`);
-    for (const [k, v] of Object.entries({
-      client_id: oauth.clientId,
-      response_type: 'code',
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-      redirect_uri: redirect,
-      state: 's',
-    }))
-      authorize.searchParams.set(k, v);
-    const consent = await fetch(authorize, { redirect: 'manual' });
-    const code = new URL(consent.headers.get('location')!).searchParams.get('code')!;
-    const token = await fetch(`${oauth.url}/token`, {
-      method: 'POST',
-      body: new URLSearchParams({
-        grant_type: 'authorization_code',
-        code,
-        code_verifier: verifier,
-        redirect_uri: redirect,
-        client_id: oauth.clientId,
-        client_secret: oauth.clientSecret,
-      }),
-    });
-    return ((await token.json()) as { refresh_token: string }).refresh_token;
-  }
+  const mintRefreshToken = (email: string): Promise<string> => fakes.mintRefreshToken(email);
 
   async function apiInbox(provider: 'google' | 'microsoft', email: string): Promise<string> {
     const { inbox } = await connectOAuthInbox(db, {
