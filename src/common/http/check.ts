@@ -3,7 +3,7 @@
  * message (fixed, or built from the property name and the value), with the usual options (`each`,
  * `groups`, …). Replaces a hand-written `registerDecorator` block per rule.
  */
-import { registerDecorator, type ValidationOptions } from 'class-validator';
+import { registerDecorator, ValidateIf, type ValidationOptions } from 'class-validator';
 
 export type CheckMessage = string | ((property: string, value: unknown) => string);
 
@@ -28,3 +28,9 @@ export function Check(
       },
     });
 }
+
+/**
+ * Optional, but not nullable: an absent property is skipped, `null` is validated (and refused) like any
+ * other wrong type. `@IsOptional()` skips `null` too, which lets a body the API document refuses through.
+ */
+export const IfPresent = (): PropertyDecorator => ValidateIf((_: unknown, v: unknown) => v !== undefined);

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
-import { Check } from '../../../common/http/check.js';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, Max, Min } from 'class-validator';
+import { Check, IfPresent } from '../../../common/http/check.js';
 import { MAX_ID } from '../../../common/http/id-params.js';
 import { isValidEmail, normalizeEmail, parseTimestamp } from '../../contacts/contact-fields.js';
 import { parseStageList, parseVerificationList } from '../../contacts/dto/list-contacts-query.dto.js';
@@ -22,7 +22,7 @@ const TimestampFilter = (name: string): PropertyDecorator =>
  */
 export class VerifyContactsDto {
   @ApiPropertyOptional({ type: [Number], minItems: 1, maxItems: MAX_VERIFY_IDS })
-  @IsOptional()
+  @IfPresent()
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_VERIFY_IDS)
@@ -32,12 +32,12 @@ export class VerifyContactsDto {
   contact_ids?: number[];
 
   @ApiPropertyOptional({ description: `Stage filter; comma list of ${CONTACT_STAGES.join(', ')}` })
-  @IsOptional()
+  @IfPresent()
   @Check('is_stage_list', (v) => parseStageList(v) !== undefined, 'status must be a comma list of stages')
   status?: string;
 
   @ApiPropertyOptional({ description: `Verdict filter; comma list of ${VERIFICATION_STATUSES.join(', ')}` })
-  @IsOptional()
+  @IfPresent()
   @Check(
     'is_verification_list',
     (v) => parseVerificationList(v) !== undefined,
@@ -46,28 +46,28 @@ export class VerifyContactsDto {
   verification?: string;
 
   @ApiPropertyOptional({ description: 'Exact address (trimmed, case-insensitive)' })
-  @IsOptional()
+  @IfPresent()
   @Transform(({ value }: { value: unknown }) => normalizeEmail(value))
   @Check('is_email_filter', isValidEmail, 'email must be a valid email address')
   email?: string;
 
   @ApiPropertyOptional({ enum: ['true', 'false'] })
-  @IsOptional()
+  @IfPresent()
   @IsIn(['true', 'false'], { message: 'sendable must be true or false' })
   sendable?: 'true' | 'false';
 
   @ApiPropertyOptional({ format: 'date-time' })
-  @IsOptional()
+  @IfPresent()
   @TimestampFilter('created_after')
   created_after?: string;
 
   @ApiPropertyOptional({ format: 'date-time' })
-  @IsOptional()
+  @IfPresent()
   @TimestampFilter('created_before')
   created_before?: string;
 
   @ApiPropertyOptional({ format: 'date-time' })
-  @IsOptional()
+  @IfPresent()
   @TimestampFilter('updated_after')
   updated_after?: string;
 }

@@ -12,12 +12,11 @@ import {
   Min,
   ValidateIf,
 } from 'class-validator';
+import { IfPresent } from '../../../common/http/check.js';
 import { IsStorableText } from '../../../common/http/validation.js';
 import { AI_MODEL_PATTERN } from '../../../config/ai-models.js';
 import { AI_PROVIDERS } from '../workspace-config.js';
 
-/** Optional, but not nullable: `null` is validated (and refused) like any other wrong type. */
-const IfPresent = (): PropertyDecorator => ValidateIf((_: unknown, v: unknown) => v !== undefined);
 
 /** Workspace config. Unknown keys are rejected by the global pipe as `config.<key>`. */
 export class WorkspaceConfigDto {
