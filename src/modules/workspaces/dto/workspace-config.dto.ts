@@ -17,7 +17,6 @@ import { IsStorableText } from '../../../common/http/validation.js';
 import { AI_MODEL_PATTERN } from '../../../config/ai-models.js';
 import { AI_PROVIDERS } from '../workspace-config.js';
 
-
 /** Workspace config. Unknown keys are rejected by the global pipe as `config.<key>`. */
 export class WorkspaceConfigDto {
   @ApiPropertyOptional({
