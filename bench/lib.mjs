@@ -4,7 +4,7 @@
  * readings and Redis clean-up.
  */
 import { execFile, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { SMTPServer } from 'smtp-server';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -180,4 +181,108 @@ export function scratch(kind) {
   const u = new URL(adminUrl);
   u.pathname = `/${dbName}`;
   return { adminUrl, dbName, dbUrl: u.toString(), redisPrefix: `bench:${dbName}` };
+}
+
+/**
+ * A local SMTP server that accepts everything and counts: `accepted()`, `lastAcceptedAt()`
+ * (performance.now() of the last acceptance), `reaches(n)` (resolves once n were accepted), `close()`.
+ */
+export async function smtpSink() {
+  let accepted = 0;
+  let lastAcceptedAt = 0;
+  let waiters = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData(stream, _session, callback) {
+      stream.on('data', () => undefined);
+      stream.on('end', () => {
+        accepted += 1;
+        lastAcceptedAt = performance.now();
+        for (const w of waiters) w();
+        callback();
+      });
+    },
+  });
+  const port = await freePort();
+  await new Promise((r) => server.listen(port, '127.0.0.1', r));
+  return {
+    port,
+    accepted: () => accepted,
+    lastAcceptedAt: () => lastAcceptedAt,
+    reaches: (n) =>
+      new Promise((resolve) => {
+        const check = () => {
+          if (accepted >= n) {
+            waiters = waiters.filter((w) => w !== check);
+            resolve();
+          }
+        };
+        waiters.push(check);
+        check();
+      }),
+    close: () => server.close(),
+  };
+}
+
+/**
+ * One organization, workspace, inbox (sealed SMTP settings for 127.0.0.1:`smtpPort`, daily limit
+ * 100,000), published sequence of `steps` and active campaign sending every day around the clock,
+ * inserted with client `c` on a migrated database. Needs dist/ (the inbox's settings are sealed as
+ * the service seals them). Returns { ws, inbox, campaign }.
+ */
+export async function seedSendingTenant(c, { smtpPort, steps }) {
+  const { sealSettings, hashInboundSecret } = await import(
+    join(root, 'dist/modules/inboxes/inbox-credentials.js')
+  );
+  const org = (await c.query(`INSERT INTO organizations (name) VALUES ('Bench') RETURNING id`)).rows[0].id;
+  const ws = (
+    await c.query(
+      `INSERT INTO workspaces (organization_id, name, config) VALUES ($1, 'Bench', $2) RETURNING id`,
+      [org, JSON.stringify({ domain_daily_send_limit: 100000, unsubscribe_footer_enabled: true })],
+    )
+  ).rows[0].id;
+  // The id is chosen here: sealed settings are bound to their inbox (inboxes.smtp_sealed.<id>).
+  const inboxId = randomUUID();
+  const inbox = (
+    await c.query(
+      `INSERT INTO inboxes (id, workspace_id, email, display_name, domain, daily_limit, smtp_sealed, inbound_secret_hash)
+       VALUES ($4, $1, 'sender@bench.test', 'Bench Sender', 'bench.test', 100000, $2, $3) RETURNING id`,
+      [
+        ws,
+        sealSettings(
+          { host: '127.0.0.1', port: smtpPort, secure: false, user: null, password: null },
+          inboxId,
+          'smtp',
+        ),
+        hashInboundSecret('x'),
+        inboxId,
+      ],
+    )
+  ).rows[0].id;
+  const seq = (
+    await c.query(
+      `INSERT INTO sequences (workspace_id, name, status, steps, published_at) VALUES ($1, 'Bench', 'published', $2, now()) RETURNING id`,
+      [ws, JSON.stringify(steps)],
+    )
+  ).rows[0].id;
+  const campaign = (
+    await c.query(
+      `INSERT INTO campaigns (workspace_id, name, sequence_id, status, inbox_ids, schedule, activated_at)
+       VALUES ($1, 'Bench', $2, 'active', $3, $4, now()) RETURNING id`,
+      [
+        ws,
+        seq,
+        [inbox],
+        JSON.stringify({
+          timezone: 'UTC',
+          days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'],
+          start_time: '00:00',
+          end_time: '24:00',
+        }),
+      ],
+    )
+  ).rows[0].id;
+  return { ws, inbox, campaign };
 }

@@ -19,6 +19,7 @@
  *   npm run bench -- scale        # the scale benchmark (bench/scale.mjs), only when named
  *   npm run bench -- mailboxes    # 1,000 IMAP mailboxes behind a 50 ms round trip (bench/mailboxes.mjs)
  *   npm run bench -- verification # 100,000 addresses at 2,000 domains checked (bench/verification.mjs)
+ *   npm run bench -- holds        # 100,000 enrollments, 10,000 held out of office (bench/holds.mjs)
  *
  * BENCH_SERVICE_PATH benchmarks another service path (e.g. /health/live: the framework's floor).
  * BENCH_SERVICE_NODE_ARGS passes node flags to the service (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
@@ -41,7 +42,7 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const STARTS = Number(process.env.BENCH_STARTS ?? 3);
 const OTHERS = ['webhooks', 'imports', 'sending', 'contacts', 'metrics', 'mail-reading'];
 // `scale` (bench/scale.mjs, about 15 minutes) runs only when named: npm run bench -- scale
-const ON_REQUEST = ['scale', 'mailboxes', 'verification'];
+const ON_REQUEST = ['scale', 'mailboxes', 'verification', 'holds'];
 const selected = process.argv.slice(2).length ? process.argv.slice(2) : ['me', ...OTHERS];
 
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';

@@ -17,11 +17,10 @@
  * redis://127.0.0.1:6379, a private key prefix). Progress on stderr; one JSON object on stdout.
  */
 import { execFileSync } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
-import { SMTPServer } from 'smtp-server';
 import * as lib from './lib.mjs';
 
 const { root, sleep, freePort, withClient } = lib;
@@ -57,36 +56,8 @@ const env = {
 Object.assign(process.env, env);
 
 // --- the SMTP server --------------------------------------------------------------------------
-let accepted = 0;
-let lastAcceptedAt = 0;
-let waiters = [];
-const smtp = new SMTPServer({
-  authOptional: true,
-  disabledCommands: ['STARTTLS'],
-  logger: false,
-  onData(stream, _session, callback) {
-    stream.on('data', () => undefined);
-    stream.on('end', () => {
-      accepted += 1;
-      lastAcceptedAt = performance.now();
-      for (const w of waiters) w();
-      callback();
-    });
-  },
-});
-const smtpPort = await freePort();
-await new Promise((r) => smtp.listen(smtpPort, '127.0.0.1', r));
-const acceptedReaches = (n) =>
-  new Promise((resolve) => {
-    const check = () => {
-      if (accepted >= n) {
-        waiters = waiters.filter((w) => w !== check);
-        resolve();
-      }
-    };
-    waiters.push(check);
-    check();
-  });
+const sink = await lib.smtpSink();
+const smtpPort = sink.port;
 
 const result = { sends: SENDS, warmup_sends: WARMUP, enrollments_for_explain: ENROLLMENTS };
 let worker;
@@ -94,9 +65,6 @@ await withClient(adminUrl, (c) => c.query(`CREATE DATABASE ${dbName}`));
 try {
   log(`scratch database ${dbName}; migrating`);
   await lib.cli(env, 'migrate');
-  const { sealSettings, hashInboundSecret } = await import(
-    join(root, 'dist/modules/inboxes/inbox-credentials.js')
-  );
   const { DUE_ENROLLMENTS_SQL } = await import(join(root, 'dist/modules/sending/send-engine.service.js'));
 
   // --- 1. raw nodemailer loops -----------------------------------------------------------------
@@ -142,31 +110,6 @@ try {
 
   // --- 1. the engine ----------------------------------------------------------------------------
   const ids = await withClient(dbUrl, async (c) => {
-    const org = (await c.query(`INSERT INTO organizations (name) VALUES ('Bench') RETURNING id`)).rows[0].id;
-    const ws = (
-      await c.query(
-        `INSERT INTO workspaces (organization_id, name, config) VALUES ($1, 'Bench', $2) RETURNING id`,
-        [org, JSON.stringify({ domain_daily_send_limit: 100000, unsubscribe_footer_enabled: true })],
-      )
-    ).rows[0].id;
-    // The id is chosen here: sealed settings are bound to their inbox (inboxes.smtp_sealed.<id>).
-    const inboxId = randomUUID();
-    const inbox = (
-      await c.query(
-        `INSERT INTO inboxes (id, workspace_id, email, display_name, domain, daily_limit, smtp_sealed, inbound_secret_hash)
-         VALUES ($4, $1, 'sender@bench.test', 'Bench Sender', 'bench.test', 100000, $2, $3) RETURNING id`,
-        [
-          ws,
-          sealSettings(
-            { host: '127.0.0.1', port: smtpPort, secure: false, user: null, password: null },
-            inboxId,
-            'smtp',
-          ),
-          hashInboundSecret('x'),
-          inboxId,
-        ],
-      )
-    ).rows[0].id;
     const steps = [
       {
         position: 1,
@@ -175,43 +118,24 @@ try {
         body: 'Hi {{ first_name }}, a word about {{ company }}.',
       },
     ];
-    const seq = (
+    const { ws, campaign } = await lib.seedSendingTenant(c, { smtpPort, steps });
+    // Contacts whose addresses were already checked and found valid: the engine's address gate reads
+    // the verdict and sends (a `pending` contact would wait for its check), and the worker's
+    // verification loop has nothing due.
+    for (const [prefix, name, company, n] of [
+      ['c', 'Name', 'Company ', SENDS],
+      ['w', 'Warm', 'Warm-up ', WARMUP],
+    ]) {
       await c.query(
-        `INSERT INTO sequences (workspace_id, name, status, steps, published_at) VALUES ($1, 'Bench', 'published', $2, now()) RETURNING id`,
-        [ws, JSON.stringify(steps)],
-      )
-    ).rows[0].id;
-    const campaign = (
-      await c.query(
-        `INSERT INTO campaigns (workspace_id, name, sequence_id, status, inbox_ids, schedule, activated_at)
-         VALUES ($1, 'Bench', $2, 'active', $3, $4, now()) RETURNING id`,
-        [
-          ws,
-          seq,
-          [inbox],
-          JSON.stringify({
-            timezone: 'UTC',
-            days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'],
-            start_time: '00:00',
-            end_time: '24:00',
-          }),
-        ],
-      )
-    ).rows[0].id;
-    await c.query(
-      `INSERT INTO contacts (workspace_id, email, first_name, company)
-       SELECT $1, 'c' || g || '@example.com', 'Name' || g, 'Company ' || g FROM generate_series(1, $2) g`,
-      [ws, SENDS],
-    );
-    await c.query(
-      `INSERT INTO contacts (workspace_id, email, first_name, company)
-       SELECT $1, 'w' || g || '@example.com', 'Warm' || g, 'Warm-up ' || g FROM generate_series(1, $2) g`,
-      [ws, WARMUP],
-    );
+        `INSERT INTO contacts (workspace_id, email, first_name, company, verification_status, verification_checked_at, verification_due_at)
+         SELECT $1, $3 || g || '@example.com', $4 || g, $5 || g, 'valid', now(), NULL FROM generate_series(1, $2) g`,
+        [ws, n, prefix, name, company],
+      );
+    }
     return { ws, campaign };
   });
 
-  let baseline = accepted;
+  let baseline = sink.accepted();
   // BENCH_WORKER_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", to profile the worker.
   const nodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const started = await lib.startProcess({
@@ -239,21 +163,21 @@ try {
   if (WARMUP > 0) {
     log(`warm-up: enrolling ${WARMUP} other contacts, not measured`);
     await enrollDue('w');
-    await Promise.race([acceptedReaches(baseline + WARMUP), workerExited]);
-    baseline = accepted;
+    await Promise.race([sink.reaches(baseline + WARMUP), workerExited]);
+    baseline = sink.accepted();
   }
   log(`enrolling ${SENDS} contacts, due now`);
   const workerCpuBefore = lib.cpuMs(worker.pid);
   await enrollDue('c');
   const start = performance.now();
   await Promise.race([
-    acceptedReaches(baseline + SENDS),
+    sink.reaches(baseline + SENDS),
     workerExited,
     new Promise((_, fail) =>
       setTimeout(() => fail(new Error('engine did not send everything within 10 minutes')), 600_000),
     ),
   ]);
-  const engineSeconds = (lastAcceptedAt - start) / 1000;
+  const engineSeconds = (sink.lastAcceptedAt() - start) / 1000;
   // The worker's own CPU per message while it sent (a busy core is 1,000 ms per second).
   const workerCpuMsPerSend = +((lib.cpuMs(worker.pid) - workerCpuBefore) / SENDS).toFixed(3);
   // Finalisation runs in groups just behind SMTP acceptance: wait until every send is recorded
@@ -276,7 +200,7 @@ try {
     seconds: +engineSeconds.toFixed(2),
     per_second: Math.round(SENDS / engineSeconds),
     worker_cpu_ms_per_send: workerCpuMsPerSend,
-    accepted_by_smtp: accepted - baseline,
+    accepted_by_smtp: sink.accepted() - baseline,
     ...check,
   };
   result.engine_vs_raw_sequential = +(result.engine.per_second / result.raw_sequential.per_second).toFixed(2);
@@ -327,7 +251,7 @@ try {
   );
 } finally {
   if (worker) worker.kill('SIGKILL');
-  smtp.close();
+  sink.close();
   await withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`));
   await lib
     .deleteRedisPrefix(env.REDIS_URL, env.REDIS_PREFIX)

@@ -11,7 +11,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { rows } from '../../database/query-rows.js';
 import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
-/** The SQL that finds due enrollments (also EXPLAINed by bench/sending.mjs). */
+/** The SQL that finds due enrollments (also EXPLAINed by bench/sending.mjs and bench/holds.mjs). */
 export const DUE_ENROLLMENTS_SQL = `
   SELECT e.id FROM enrollments e
   WHERE e.status = 'active' AND e.next_step_at <= now()
