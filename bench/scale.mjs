@@ -343,7 +343,8 @@ async function timeRequests(base, token, path) {
 async function timeStatements(env) {
   Object.assign(process.env, env);
   const { createDataSource } = await import('../dist/database/data-source.js');
-  const { SendRepository } = await import('../dist/modules/sending/engine/send.repository.js');
+  const { EnrollmentStepsRepository } =
+    await import('../dist/modules/enrollments/enrollment-steps.repository.js');
   const { CLAIM_BATCH } = await import('../dist/modules/sending/engine/engine.types.js');
   const { WebhookDeliveryRepository } =
     await import('../dist/modules/webhooks/webhook-delivery.repository.js');
@@ -370,7 +371,8 @@ async function timeStatements(env) {
   };
   const deliveries = new WebhookDeliveryRepository(ds);
   const operations = {
-    'due-enrollment claim (400)': () => new SendRepository(ds).claimDueAcrossWorkspaces(CLAIM_BATCH, 600),
+    'due-enrollment claim (400)': () =>
+      new EnrollmentStepsRepository(ds).claimDueAcrossWorkspaces(CLAIM_BATCH, 600),
     'outbox dispatch batch (500 events)': () => deliveries.dispatchAcrossWorkspaces(500, 0),
     'webhook retry scan (100)': () => deliveries.claimDueAcrossWorkspaces(100, 60),
     'retention batch (5,000 deliveries + 5,000 events)': () =>
