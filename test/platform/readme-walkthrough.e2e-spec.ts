@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { freePort } from '../../src/config/embedded.js';
 import { ensureBuilt } from '../helpers/processes.js';
 import { waitFor } from '../helpers/wait.js';
+import { startDnsServer, type DnsServer } from '../helpers/dns-server.js';
 
 interface Proc {
   child: ChildProcess;
@@ -39,13 +40,26 @@ describe("the README's first minute, as printed", () => {
   let dataDir: string;
   let env: NodeJS.ProcessEnv;
   const procs: Proc[] = [];
+  let dns: DnsServer;
 
-  beforeAll(() => {
+  beforeAll(async () => {
     ensureBuilt();
+    // Address checks on, against a resolver that answers as the real DNS does: example.com and
+    // example.org (the demo's contacts) publish a null MX (RFC 7505) and accept no mail at all.
+    dns = await startDnsServer();
+    for (const name of ['example.com', 'example.org'])
+      dns.add(name, { type: 'MX', exchange: '', priority: 0 });
     dataDir = mkdtempSync(join(tmpdir(), 'readme-walk-'));
     // The embedded PostgreSQL runs as another user: the folder a newcomer uses is readable by others.
     chmodSync(dataDir, 0o755);
-    env = { ...process.env, NODE_OPTIONS: '', DATA_DIR: dataDir, ENV_FILE: '' };
+    env = {
+      ...process.env,
+      NODE_OPTIONS: '',
+      DATA_DIR: dataDir,
+      ENV_FILE: '',
+      VERIFY_ADDRESSES: 'true',
+      DNS_SERVERS: dns.address,
+    };
     for (const name of [
       'DATABASE_URL',
       'REDIS_URL',
@@ -67,6 +81,7 @@ describe("the README's first minute, as printed", () => {
       if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
     await new Promise((r) => setTimeout(r, 500));
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await dns?.close();
   });
 
   it('sends the first step to the sink, takes the printed reply, and stops on Ctrl-C', async () => {

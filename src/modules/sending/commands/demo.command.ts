@@ -157,6 +157,9 @@ export class DemoCommand extends JsonCommand<Flags> {
       // Scheduled start: active at once, nothing sent before this.
       start_at: startAt.toISOString(),
       stop_on_reply_scope: 'domain',
+      // Its mail goes to a local sink, to the reserved example domains, which accept no mail in the real
+      // DNS (a null MX): checked, every demo contact would be skipped as invalid and nothing would flow.
+      verification: 'off',
     } as CreateCampaignDto);
     const campaign = await this.campaigns.update(workspace.id, created.id, { status: 'active' });
     // One contact enrolled, so mail flows at the start without a call; the printed calls add more.
@@ -201,7 +204,7 @@ export class DemoCommand extends JsonCommand<Flags> {
       `  inbox          ${String(r.inbox_id)}  ${String(r.inbox_email)} -> SMTP ${String(r.smtp_sink)}`,
       `  inbound secret ${String(r.inbound_secret)}`,
       `  sequence       ${String(r.sequence_id)} (published, 2 steps, follow-up after 1 minute; variants A/B on each step, alternating by enrollment)`,
-      `  campaign       ${String(r.campaign_id)} (active, every day, all day UTC; starts at ${String(r.campaign_start_at)}; a reply stops the whole company domain)`,
+      `  campaign       ${String(r.campaign_id)} (active, every day, all day UTC; starts at ${String(r.campaign_start_at)}; a reply stops the whole company domain; address checks off: its mail goes to the sink)`,
       `  contact        ${String(r.contact_id)} ada@example.com, enrolled (enrollment ${String(r.enrollment_id)}): the first step goes out at the start`,
       '',
       'Next:',
