@@ -1,7 +1,7 @@
 /**
  * A local authoritative DNS server speaking real DNS over UDP on 127.0.0.1 (the `dns2` package), for
  * sending-domain health: point the service at it with DNS_SERVERS=127.0.0.1:<port>. Names not in the
- * zone answer NXDOMAIN; a known name without records of the asked type answers NOERROR, empty.
+ * zone (nor above a name in it, like the root or a TLD) answer NXDOMAIN; a known name without records of the asked type answers NOERROR, empty.
  * `silent` (or a name in `silentNames`) makes it a resolver that never answers: the question is
  * counted and dropped. `delayMs` delays every answer (a slow resolver).
  */
@@ -58,6 +58,8 @@ export async function startDnsServer(): Promise<DnsServer> {
   const state = { silent: false, delayMs: 0 };
   /** Answers not sent yet (a closed server sends none of them). */
   const delayed = new Set<NodeJS.Timeout>();
+  const hasBelow = (name: string): boolean =>
+    [...zone.keys()].some((n) => name === '' || n.endsWith(`.${name}`));
   const server = dns2.createServer({
     udp: true,
     handle: (request, send) => {
@@ -67,7 +69,8 @@ export async function startDnsServer(): Promise<DnsServer> {
       const type = TYPE_NAMES[question.type] ?? String(question.type);
       queries.push(`${type} ${name}`);
       if (state.silent || silentNames.has(name)) return;
-      const records = zone.get(name);
+      // A name above a name of the zone (the root, a TLD) exists, without records (RFC 8020).
+      const records = zone.get(name) ?? (hasBelow(name) ? [] : undefined);
       if (!records) {
         response.header.rcode = NXDOMAIN;
       } else {

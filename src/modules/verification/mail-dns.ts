@@ -8,11 +8,13 @@
  * DNS_SERVERS (§19) so tests point it at a local server.
  *
  * MX first: a null MX (RFC 7505: one record, exchange `.`) says the domain takes no mail; no MX
- * falls back to the domain's own A/AAAA (RFC 5321 §5.1, the implicit MX); NXDOMAIN is `no_domain`.
+ * falls back to the domain's own A/AAAA (RFC 5321 §5.1, the implicit MX); NXDOMAIN is `no_domain`
+ * when the resolver is seen to work (resolver-trust.ts), else `unavailable`.
  * A hostile answer costs bounded work: at most MAX_MX_HOSTS hosts are kept, sorted by preference.
  */
 import { promises as dns } from 'node:dns';
 import { appConfig } from '../../config/app-config.js';
+import { ResolverTrust } from './resolver-trust.js';
 
 export type MailDomainAnswer =
   | { kind: 'mx'; hosts: string[] }
@@ -49,6 +51,7 @@ const isNoData = (err: unknown): boolean => code(err) === 'ENODATA';
 
 export class MailDns {
   private readonly resolver: dns.Resolver;
+  private readonly trust: ResolverTrust;
   private readonly opts: typeof DEFAULTS;
   private readonly cache = new Map<string, { answer: MailDomainAnswer; until: number }>();
   private readonly inFlight = new Map<string, Promise<MailDomainAnswer>>();
@@ -66,6 +69,7 @@ export class MailDns {
     this.resolver = new dns.Resolver({ timeout: 2000, tries: 2 });
     const servers = options.servers ?? appConfig().dnsServers;
     if (servers.length > 0) this.resolver.setServers(servers);
+    this.trust = new ResolverTrust(this.resolver);
   }
 
   /** The domain's mail hosts (or why there are none), within the deadline. */
@@ -100,6 +104,10 @@ export class MailDns {
     try {
       this.lookups++;
       answer = await this.resolve(domain);
+      if (answer.kind === 'mx' || answer.kind === 'implicit' || answer.kind === 'null_mx')
+        this.trust.answered();
+      else if (answer.kind === 'no_domain' && !(await this.trust.believesNxDomain()))
+        answer = { kind: 'unavailable' };
     } catch {
       answer = { kind: 'unavailable' };
     } finally {
