@@ -230,7 +230,9 @@ describe('architecture', () => {
   });
 
   it('keeps every source file under 450 lines', () => {
+    // Sample data (fixtures/) is text to read, not code to follow: it is not held to the size of code.
     const long = files
+      .filter((f) => !f.rel.includes('/fixtures/'))
       .map((f) => ({ rel: f.rel, lines: f.text.split('\n').length }))
       .filter((f) => f.lines > 450)
       .map((f) => `${f.rel}: ${f.lines}`);
