@@ -59,6 +59,58 @@ describe('readFollowUpDate', () => {
   });
 });
 
+describe('readFollowUpDate: the day asked for, and week and month words', () => {
+  it('reads a German calendar week as the Monday of that ISO week, next year’s once it is over', () => {
+    expect(readFollowUpDate('Melden Sie sich gerne in KW 47 wieder.', REPLY)?.day).toBe('2026-11-16');
+    expect(readFollowUpDate('Bitte erst wieder in der 3. KW.', REPLY)?.day).toBe('2027-01-18');
+    expect(readFollowUpDate('Try me in calendar week 2/2027.', REPLY)?.day).toBe('2027-01-11');
+  });
+
+  it('reads the beginning of a month as that month', () => {
+    expect(readFollowUpDate('Lass uns Anfang Februar telefonieren.', REPLY)).toEqual({
+      day: '2027-02-01',
+      monthOnly: true,
+    });
+    expect(readFollowUpDate('Recontactez-moi début mars.', REPLY)).toEqual({
+      day: '2027-03-01',
+      monthOnly: true,
+    });
+  });
+
+  it('reads "end of next week" as next week’s Friday', () => {
+    expect(readFollowUpDate("Let's talk at the end of next week.", REPLY)?.day).toBe('2026-11-20');
+    expect(readFollowUpDate('Rufen Sie mich Ende nächster Woche an.', REPLY)?.day).toBe('2026-11-20');
+  });
+
+  it('prefers the day the writer asks to be contacted on over other time words', () => {
+    for (const [text, day] of [
+      ['We are closed tomorrow and all next week; please contact me again on 3 December.', '2026-12-03'],
+      ['Nächste Woche bin ich unterwegs. Melden Sie sich am 1. Dezember.', '2026-12-01'],
+      ['Demain je pars en congé pour toute la semaine. Recontactez-moi le 2 décembre.', '2026-12-02'],
+      ['Mañana salgo de viaje. Escríbeme a partir del 9 de diciembre.', '2026-12-09'],
+      ['Our budget review is in late November, so follow up with me on December 4th.', '2026-12-04'],
+    ]) {
+      expect([text, readFollowUpDate(text, REPLY)?.day]).toEqual([text, day]);
+    }
+  });
+
+  it('reads a US date with its year month first when day first would be past', () => {
+    expect(readFollowUpDate('Please follow up on 12/01/2026.', REPLY)?.day).toBe('2026-12-01');
+    expect(readFollowUpDate('Please follow up on 05/12/2026.', REPLY)?.day).toBe('2026-12-05');
+  });
+
+  it('sets nothing for a wish of a good end of the year, office hours, phone numbers, "maintenant", "Mon"', () => {
+    expect(readFollowUpDate("Pas pour le moment. Bonne fin d'année à vous !", REPLY)).toBeNull();
+    expect(readFollowUpDate('Not now. You can call us Monday to Friday.', REPLY)).toBeNull();
+    for (const text of [
+      'Not now, thanks. Tel: 06/12 11 30 45',
+      'Pas maintenant, merci. Mon portable : 06 12 11 30 45',
+    ]) {
+      expect([readFollowUpDate(text, REPLY), readReturnDate(text, REPLY)]).toEqual([null, null]);
+    }
+  });
+});
+
 describe('readReturnDate', () => {
   it('gives the last day away for "until" and the day back for "back on"', () => {
     expect(readReturnDate('Out of office until 5 December.', REPLY)).toEqual({
@@ -100,6 +152,29 @@ describe('readReturnDate', () => {
     expect(readFollowUpDate("Je suis débordé jusqu'à la fin d'année.", REPLY)?.day).toBe('2027-01-01');
   });
 
+  it('reads a calendar week as its Monday, and a range across months as its end', () => {
+    expect(readReturnDate('Ab KW 49 bin ich wieder im Büro.', REPLY)).toEqual({
+      day: '2026-11-30',
+      monthOnly: false,
+      dayBack: true,
+    });
+    expect(
+      readReturnDate('Wir haben vom 23. Dezember 2026 bis 6. Januar 2027 geschlossen.', REPLY)?.day,
+    ).toBe('2027-01-06');
+    expect(
+      readReturnDate('Fermé du 19 décembre 2026 au 4 janvier 2027. Réouverture le 5 janvier.', REPLY),
+    ).toEqual({ day: '2027-01-05', monthOnly: false, dayBack: true });
+  });
+
+  it('reads a US date with its year, and never office hours', () => {
+    expect(readReturnDate('I am out through 12/01/2026. Support: Monday–Friday, 9am–5pm.', REPLY)?.day).toBe(
+      '2026-12-01',
+    );
+    expect(readReturnDate('Bis 20.11. nicht im Haus. Zentrale: Mo–Fr 8:00–16:00 Uhr.', REPLY)?.day).toBe(
+      '2026-11-20',
+    );
+  });
+
   it('never takes the start of an absence for a return', () => {
     expect(readReturnDate('I am out of the office from 2 December.', REPLY)).toBeNull();
   });
@@ -122,6 +197,15 @@ describe('readReferral', () => {
       lastName: null,
       sameDomain: false,
     });
+  });
+
+  it('drops colleague words and their inflections from the name', () => {
+    expect(
+      readReferral('Bitte wenden Sie sich an unseren Kollegen Jan Vogt: jan.vogt@acme.de', 'me@acme.de'),
+    ).toMatchObject({ email: 'jan.vogt@acme.de', firstName: 'Jan', lastName: 'Vogt' });
+    expect(
+      readReferral('Escriba a mis compañeros Lucía Ramos (lucia.ramos@acme.es).', 'me@acme.es'),
+    ).toMatchObject({ firstName: 'Lucía', lastName: 'Ramos' });
   });
 
   it('ignores quoted history and the signature', () => {

@@ -15,7 +15,9 @@
  * ("Q3", "after the holidays", a hedged "next week maybe") sets nothing.
  *
  * This file is the public entry; the reader lives in `reply-dates/`: `date-scanner.ts` (the date
- * formats of the four languages, on `scan.ts`, `words.ts` and `calendar.ts`), `cues.ts` (the until /
+ * formats of the four languages, on `scan.ts`, `words.ts` and `calendar.ts`, with `periods.ts` for
+ * calendar weeks and the ends of weeks, months and years, and `not-dates.ts` claiming phone numbers
+ * and office hours first), `cues.ts` (the until /
  * back / after / from words around a day), `chrono-mentions.ts` and `language.ts`, `mentions.ts`
  * (every day a reply mentions), `follow-up.ts`, `return-date.ts`, and `referral.ts` with
  * `referral-names.ts`.

@@ -2,11 +2,20 @@
 import * as chrono from 'chrono-node';
 import { utc } from './calendar.js';
 import { overlaps, type Mention, type Scan } from './scan.js';
-import { MONTH_WORDS, NUMBER_WORDS, WB, WEEKDAY_WORDS, alt } from './words.js';
+import { MONTH_WORDS, NUMBER_WORDS, WB, WE, WEEKDAY_WORDS, alt } from './words.js';
 
 /** The first half of a span of durations: "2-", "zwei oder ", "deux à ", "2 o ". */
 const DURATION_SPAN = new RegExp(
   `${WB}(\\d{1,3}|${alt(Object.keys(NUMBER_WORDS))})\\s*(?:-|–|to|or|oder|bis|ou|à|o|a)\\s*$`,
+  'i',
+);
+
+const NAMED_DAY = new RegExp(
+  `${WB}(${alt(Object.keys(MONTH_WORDS))}|${alt(Object.keys(WEEKDAY_WORDS))})${WE}`,
+  'i',
+);
+const SHORT_WEEKDAY_ALONE = new RegExp(
+  `^(?:(?:on|next|this|last)\\s+)?(${alt(Object.keys(WEEKDAY_WORDS).filter((w) => w.length <= 4))})\\.?$`,
   'i',
 );
 
@@ -31,14 +40,9 @@ export function chronoMentions(scan: Scan, replyDate: Date): Mention[] {
       continue;
     }
     if (!r.start.isCertain('day') && !r.start.isCertain('weekday') && !r.start.isCertain('month')) continue;
-    if (
-      !/\d/.test(r.text) &&
-      !new RegExp(`${WB}(${alt(Object.keys(MONTH_WORDS))}|${alt(Object.keys(WEEKDAY_WORDS))})`, 'i').test(
-        r.text,
-      )
-    ) {
-      continue;
-    }
+    // A day needs a number, or a month or weekday as a whole word ("mai" is not in "maintenant"), and
+    // an abbreviated weekday alone is no day ("Mon frère", "Sat down"), as in the scanner.
+    if (!/\d/.test(r.text) && (!NAMED_DAY.test(r.text) || SHORT_WEEKDAY_ALONE.test(r.text))) continue;
     const d = r.start.date();
     out.push({
       index: r.index,

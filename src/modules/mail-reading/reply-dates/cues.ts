@@ -21,7 +21,7 @@ const FROM_CUE = new RegExp(
   'i',
 );
 const BACK_WORDS = new RegExp(
-  `${WB}(back|return|returning|returns|reopen|reopening|available again|reachable again|in the office again|wieder|zurück|rückkehr|de retour|retour|reviens|reviendrai|revenons|reprise|reprends|à nouveau|de nouveau|regreso|regresaré|regresare|regresamos|vuelvo|volveré|volvere|volvemos|de vuelta|reincorporo|reincorporaré|reincorporación|de nuevo|otra vez)${WE}`,
+  `${WB}(back|return|returning|returns|reopen|reopens|reopening|reopened|wiedereröffnung|wieder geöffnet|réouverture|rouvre|rouvrons|réouvrons|reapertura|reabrimos|reabre|available again|reachable again|in the office again|wieder|zurück|rückkehr|de retour|retour|reviens|reviendrai|revenons|reprise|reprends|à nouveau|de nouveau|regreso|regresaré|regresare|regresamos|vuelvo|volveré|volvere|volvemos|de vuelta|reincorporo|reincorporaré|reincorporación|de nuevo|otra vez)${WE}`,
   'i',
 );
 /** Words that make a soft time (a weekday, "next week", "in two weeks") too vague to act on. */
@@ -35,6 +35,24 @@ const AFTER_THAT = new RegExp(
   `^\\.?[^.!?\\n]{0,40}${WB}(afterwards|after that|thereafter|danach|anschließend|ensuite|après cela|après ça|después|luego)${WE}`,
   'i',
 );
+
+/**
+ * A request to be contacted, in the sentence of a day: that day is the one a "not now" reply asks for,
+ * over other time words around it ("we close tomorrow. Contact me again on the 7th").
+ */
+const CONTACT_REQUEST = new RegExp(
+  `${WB}(follow(?:ing)?[ -]up|reconnect|reach out|get back to|get in touch|contact (?:me|us)|touch base|circle back|check back|check in|ping me|call me|email me|e-mail me|write to me|try (?:me|us|again)|let'?s (?:talk|speak|chat|connect)|talk then|speak then|melden sie sich|meld(?:e|en)? dich|auf mich zu|rufen sie mich|ruf mich|schreiben sie mir|schreib mir|kontaktieren sie|sprechen|telefonieren|reden|recontact\\p{L}*|contactez|rappel\\p{L}*|relanc\\p{L}*|revenez vers|écrivez-moi|reprenez contact|reparl\\p{L}*|escr[ií]b\\p{L}*|cont[aá]ct\\p{L}*|ll[aá]m\\p{L}*|habl\\p{L}*|retom\\p{L}*|vuelv\\p{L}* a (?:escribir|contactar|llamar))`,
+  'iu',
+);
+
+/**
+ * Where the sentence of a day asks to be contacted: "before" the day ("follow up with me on the 7th"),
+ * only "after" it ("Lass uns Anfang Januar nochmal sprechen"), or not at all.
+ */
+export function contactRequest(text: string, m: Mention): 'before' | 'after' | null {
+  if (CONTACT_REQUEST.test(clauseBefore(text, m.index))) return 'before';
+  return CONTACT_REQUEST.test(clauseAfter(text, m.end)) ? 'after' : null;
+}
 
 export type Cue = 'until' | 'after' | 'not_before' | 'from' | 'none';
 

@@ -4,7 +4,6 @@
  */
 import {
   DAY_MS,
-  daysInMonth,
   firstWorkingDay,
   mondayOfNextWeek,
   nextDayOfMonth,
@@ -12,8 +11,11 @@ import {
   utc,
   validDate,
 } from './calendar.js';
+import { monthFirst } from './language.js';
+import { claimNotDates } from './not-dates.js';
 import { dayMs, each, monthMention, relative, type Scan } from './scan.js';
 import type { Lang } from './types.js';
+import { scanPeriods } from './periods.js';
 import {
   ARTICLE,
   DAY,
@@ -36,14 +38,9 @@ const MONTH_PREPOSITION = new RegExp(
 export function scanText(text: string, replyDate: Date, lang: Lang): Scan {
   const lower = text.toLowerCase();
   const today = utc(replyDate.getUTCFullYear(), replyDate.getUTCMonth() + 1, replyDate.getUTCDate());
-  // US month-first numeric dates only in English, and only when one of the text's dates can only be
-  // read that way (12/15: no 15th month).
-  const us =
-    lang === 'en' &&
-    [...lower.matchAll(/(?<![\d./-])(\d{1,2})\/(\d{1,2})(?:\/\d{2,4})?(?![\d/])/g)].some(
-      (m) => Number(m[1]) <= 12 && Number(m[2]) > 12,
-    );
-  const scan: Scan = { text, lower, today, lang, us, mentions: [] };
+  const scan: Scan = { text, lower, today, lang, us: monthFirst(lower, lang, today), mentions: [] };
+  claimNotDates(scan);
+  scanPeriods(scan);
 
   // 2026-12-05, 2026/12/05
   each(scan, `(\\d{4})([-/.])(\\d{1,2})\\2(\\d{1,2})(?!\\d)`, (m) => ({
@@ -163,25 +160,6 @@ export function scanText(text: string, replyDate: Date, lang: Lang): Scan {
         index: m.index,
         end: m.index + m[0].length,
         ms: dayMs(scan, day, month, year),
-        monthOnly: false,
-        soft: false,
-      };
-    },
-  );
-
-  // The end of the month or of the year: "end of the month", "Ende des Jahres", "fin du mois", "finales de mes".
-  each(
-    scan,
-    `(?:the\\s+)?(?:end of (?:the |this )?(month|year)|ende (?:des|dieses) (monats|jahres)|(monats|jahres)ende|(?:la\\s+)?fin (?:du |de l['’]|d['’]|de la |de )?(mois|année|annee|an)|fin(?:al)?(?:es)? de(?:l| este)? (mes|año))${WE}`,
-    (m) => {
-      const unit = (m[1] ?? m[2] ?? m[3] ?? m[4] ?? m[5]).toLowerCase();
-      const d = new Date(scan.today);
-      const y = d.getUTCFullYear();
-      const month = /^(month|monats|mois|mes)$/.test(unit) ? d.getUTCMonth() + 1 : 12;
-      return {
-        index: m.index,
-        end: m.index + m[0].length,
-        ms: utc(y, month, daysInMonth(y, month)),
         monthOnly: false,
         soft: false,
       };

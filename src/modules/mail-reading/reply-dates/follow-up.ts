@@ -1,7 +1,8 @@
 /** The day a "not now" reply asks to be contacted again. */
 import { DAY_MS, dayOfMs, nextMonthStart, withinAYear } from './calendar.js';
-import { cueOf, hedged } from './cues.js';
+import { contactRequest, cueOf, hedged } from './cues.js';
 import { mentionsOf } from './mentions.js';
+import type { Mention, Scan } from './scan.js';
 import type { ReadDay } from './types.js';
 
 /**
@@ -11,6 +12,16 @@ import type { ReadDay } from './types.js';
  */
 export function readFollowUpDate(text: string, replyDate: Date): ReadDay | null {
   const { scan, mentions } = mentionsOf(text, replyDate);
+  // The day in a sentence that asks to be contacted ("follow up on", "melden Sie sich am", "recontactez-moi
+  // le", "escríbeme a partir del") comes first; other time words are the reply's context.
+  // A request written before the day names it more surely than one after it ("first week of December —
+  // could you follow up on 12/07?").
+  const asked = (where: 'before' | 'after'): Mention[] =>
+    mentions.filter((m) => contactRequest(scan.text, m) === where);
+  return firstDay(scan, asked('before')) ?? firstDay(scan, asked('after')) ?? firstDay(scan, mentions);
+}
+
+function firstDay(scan: Scan, mentions: Mention[]): ReadDay | null {
   for (const m of mentions) {
     if (m.rangeStart) continue;
     if (m.soft && hedged(scan.text, m)) continue;

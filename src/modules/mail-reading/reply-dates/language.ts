@@ -1,4 +1,5 @@
 /** The reply's language, by its commonest words: it picks the numeric date order and chrono-node's parser. */
+import { DAY_MS, utc, validDate } from './calendar.js';
 import type { Lang } from './types.js';
 
 const LANG_WORDS: Record<Lang, RegExp> = {
@@ -19,4 +20,22 @@ export function detectLang(lower: string): Lang {
     }
   }
   return best;
+}
+
+/**
+ * Whether the text's slash dates are US month-first: only in English, and only when one of them can
+ * only be read that way — no 13th month ("12/15"), or, with its year, day first lies in the past while
+ * month first lies ahead within a year ("12/07/2026" written in November 2026).
+ */
+export function monthFirst(lower: string, lang: Lang, today: number): boolean {
+  if (lang !== 'en') return false;
+  return [...lower.matchAll(/(?<![\d./-])(\d{1,2})\/(\d{1,2})(?:\/(\d{4}))?(?![\d/])/g)].some((m) => {
+    const [a, b] = [Number(m[1]), Number(m[2])];
+    if (a <= 12 && b > 12) return true;
+    if (!m[3] || a > 12 || b > 12) return false;
+    const y = Number(m[3]);
+    const dayFirst = validDate(y, b, a) ? utc(y, b, a) : Number.NaN;
+    const usDay = validDate(y, a, b) ? utc(y, a, b) : Number.NaN;
+    return dayFirst < today && usDay >= today && usDay <= today + 366 * DAY_MS;
+  });
 }

@@ -138,7 +138,7 @@ export const WE = `(?![${L}])`;
 export const MONTH = `(${alt(Object.keys(MONTH_WORDS))})\\.?`;
 export const WEEKDAY = `(${alt(Object.keys(WEEKDAY_WORDS))})\\.?`;
 /** A day of the month with its ordinal marks: 5, 5th, 5., 1er, 1º. */
-export const DAY = `(\\d{1,2})(?:st|nd|rd|th|er|ᵉʳ|º|°|\\.)?`;
+export const DAY = `(?<!\\d)(\\d{1,2})(?:st|nd|rd|th|er|ᵉʳ|º|°|\\.)?`;
 export const YEAR_TAIL = `(?:\\s*,?\\s*(?:de\\s+|del\\s+)?(\\d{4}))?`;
 export const ARTICLE = `(?:the|le|el|den|dem|der)\\s+`;
 export const NUM = `(\\d{1,3}|${alt(Object.keys(NUMBER_WORDS))})`;
