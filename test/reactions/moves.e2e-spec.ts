@@ -133,6 +133,15 @@ describe('subsequences: moving on a reply category', () => {
     );
     expect(onlySub.status).toBe(200);
     expect(onlySub.body.data).toEqual([stepRows[1]]);
+    // A reply to the subsequence's step counts for that step (the last message sent in the thread).
+    await reply(c, { ...ann, messageId: second.parsed.messageId! }, 'moveann@example.com', 'Thanks, noted.');
+    const afterReply = await waitFor(async () => {
+      const res = await api(app, t.token).get(
+        `/analytics/steps?campaign_id=${c.campaignId}&subsequence_id=${subId}`,
+      );
+      return res.body.data[0]?.replied === 1 ? (res.body.data as unknown[]) : null;
+    }, 'the reply counted for the subsequence step');
+    expect(afterReply).toEqual([expect.objectContaining({ subsequence_id: subId, sent: 1, replied: 1 })]);
   });
 
   it('a correction before the first send moves the contact; each subsequence is entered once (no loop)', async () => {
