@@ -235,9 +235,15 @@ describe('campaign features (API)', () => {
     const campaignId = (await createCampaign({ name: 'Counters' })).body.data.id as number;
     const at = new Date('2026-11-20T23:59:00Z');
     const next = new Date('2026-11-21T00:01:00Z');
-    const bump = (variant: string, metric: 'sent' | 'bounced', when = at) => ({
+    const bump = (
+      variant: string,
+      metric: 'sent' | 'bounced',
+      when = at,
+      subsequenceId: number | null = null,
+    ) => ({
       workspaceId: t.workspaceId,
       campaignId,
+      subsequenceId,
       stepPosition: 1,
       variant,
       metric,
@@ -251,48 +257,42 @@ describe('campaign features (API)', () => {
         bump('A', 'sent'),
         bump('B', 'sent'),
         bump('A', 'sent', next),
+        // A subsequence's step 1 is a row of its own.
+        bump('A', 'sent', at, 7),
       ]),
     );
     await db.transaction((m) => bumpStepMetrics(m, [bump('A', 'sent')]));
     const rows = (await q(
-      `SELECT to_char(date, 'YYYY-MM-DD') AS date, variant, sent, bounced FROM step_metrics WHERE campaign_id = $1 ORDER BY date, variant`,
+      `SELECT to_char(date, 'YYYY-MM-DD') AS date, subsequence_id::int AS sub, variant, sent, bounced FROM step_metrics WHERE campaign_id = $1 ORDER BY date, subsequence_id, variant`,
       [campaignId],
     )) as unknown[];
     expect(rows).toEqual([
-      { date: '2026-11-20', variant: 'A', sent: 3, bounced: 1 },
-      { date: '2026-11-20', variant: 'B', sent: 1, bounced: 0 },
-      { date: '2026-11-21', variant: 'A', sent: 1, bounced: 0 },
+      { date: '2026-11-20', sub: 0, variant: 'A', sent: 3, bounced: 1 },
+      { date: '2026-11-20', sub: 0, variant: 'B', sent: 1, bounced: 0 },
+      { date: '2026-11-20', sub: 7, variant: 'A', sent: 1, bounced: 0 },
+      { date: '2026-11-21', sub: 0, variant: 'A', sent: 1, bounced: 0 },
     ]);
     const res = await api(app, t.token).get(
       `/analytics/steps?campaign_id=${campaignId}&from=2026-11-20&to=2026-11-20`,
     );
-    expect(res.body.data).toEqual([
-      {
-        campaign_id: campaignId,
-        step_position: 1,
-        variant: 'A',
-        sent: 3,
-        replied: 0,
-        interested: 0,
-        bounced: 1,
-        soft_bounced: 0,
-        skipped_invalid: 0,
-        skipped_risky: 0,
-        unsubscribed: 0,
-      },
-      {
-        campaign_id: campaignId,
-        step_position: 1,
-        variant: 'B',
-        sent: 1,
-        replied: 0,
-        interested: 0,
-        bounced: 0,
-        soft_bounced: 0,
-        skipped_invalid: 0,
-        skipped_risky: 0,
-        unsubscribed: 0,
-      },
-    ]);
+    // Every field of a row: what the counters above add up to, the rest zero.
+    const zero = {
+      replied: 0,
+      interested: 0,
+      soft_bounced: 0,
+      skipped_invalid: 0,
+      skipped_risky: 0,
+      unsubscribed: 0,
+    };
+    const row = (subsequence_id: number | null, variant: string, sent: number, bounced: number) => ({
+      campaign_id: campaignId,
+      subsequence_id,
+      step_position: 1,
+      variant,
+      sent,
+      bounced,
+      ...zero,
+    });
+    expect(res.body.data).toEqual([row(null, 'A', 3, 1), row(null, 'B', 1, 0), row(7, 'A', 1, 0)]);
   });
 });

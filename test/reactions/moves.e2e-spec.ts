@@ -115,6 +115,33 @@ describe('subsequences: moving on a reply category', () => {
       subsequence_id: subId,
       trigger: 'not_now',
     });
+
+    // Step analytics keep the subsequence's step 1 apart from the campaign's own step 1.
+    const stepRows = await waitFor(async () => {
+      const res = await api(app, t.token).get(`/analytics/steps?campaign_id=${c.campaignId}`);
+      expect(res.status).toBe(200);
+      const data = res.body.data as Array<Record<string, unknown>>;
+      const sentTotal = data.reduce((sum, r) => sum + Number(r.sent), 0);
+      return sentTotal === 2 ? data : null;
+    }, 'both sends counted per step');
+    expect(stepRows).toEqual([
+      expect.objectContaining({ subsequence_id: null, step_position: 1, sent: 1, replied: 1 }),
+      expect.objectContaining({ subsequence_id: subId, step_position: 1, sent: 1, replied: 0 }),
+    ]);
+    const onlySub = await api(app, t.token).get(
+      `/analytics/steps?campaign_id=${c.campaignId}&subsequence_id=${subId}`,
+    );
+    expect(onlySub.status).toBe(200);
+    expect(onlySub.body.data).toEqual([stepRows[1]]);
+    // A reply to the subsequence's step counts for that step (the last message sent in the thread).
+    await reply(c, { ...ann, messageId: second.parsed.messageId! }, 'moveann@example.com', 'Thanks, noted.');
+    const afterReply = await waitFor(async () => {
+      const res = await api(app, t.token).get(
+        `/analytics/steps?campaign_id=${c.campaignId}&subsequence_id=${subId}`,
+      );
+      return res.body.data[0]?.replied === 1 ? (res.body.data as unknown[]) : null;
+    }, 'the reply counted for the subsequence step');
+    expect(afterReply).toEqual([expect.objectContaining({ subsequence_id: subId, sent: 1, replied: 1 })]);
   });
 
   it('a correction before the first send moves the contact; each subsequence is entered once (no loop)', async () => {

@@ -1937,6 +1937,12 @@ export interface components {
              */
             step_position: number | null;
             /**
+             * Format: int64
+             * @description The subsequence whose step this is (the enrollment the message was sent to ran it); null: the campaign's own sequence
+             * @example null
+             */
+            subsequence_id: number | null;
+            /**
              * @description Unsubscribes, counted for the variant of the last message sent to the enrollment
              * @example 1
              */
@@ -2549,6 +2555,8 @@ export interface operations {
                 campaign_id: number;
                 /** @description First UTC day, inclusive (default: 29 days before `to`) */
                 from?: string;
+                /** @description Only the steps of this subsequence of the campaign (default: all, the campaign's own first) */
+                subsequence_id?: number;
                 /** @description Last UTC day, inclusive (default: today, UTC) */
                 to?: string;
             };
@@ -2572,6 +2580,7 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "campaign_id": 42,
+                     *           "subsequence_id": null,
                      *           "step_position": 1,
                      *           "variant": "B",
                      *           "sent": 500,

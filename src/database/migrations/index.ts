@@ -26,6 +26,7 @@ import { InboxOAuthSubject1800300000000 } from './1800300000000-InboxOAuthSubjec
 import { InboxHealthCheckClaim1800350000000 } from './1800350000000-InboxHealthCheckClaim.js';
 import { AddressVerification1800400000000 } from './1800400000000-AddressVerification.js';
 import { ProviderApis1800500000000 } from './1800500000000-ProviderApis.js';
+import { StepMetricsSubsequence1800600000000 } from './1800600000000-StepMetricsSubsequence.js';
 
 export const MIGRATIONS: Array<new () => object> = [
   Init1795318086464,
@@ -52,4 +53,5 @@ export const MIGRATIONS: Array<new () => object> = [
   InboxHealthCheckClaim1800350000000,
   AddressVerification1800400000000,
   ProviderApis1800500000000,
+  StepMetricsSubsequence1800600000000,
 ];

@@ -99,6 +99,8 @@ export type StepAttribution = { messageId: number } | { threadId: number } | { e
 export interface StepMetricBump {
   workspaceId: WorkspaceId;
   campaignId: number;
+  /** The subsequence of the enrollment the step was sent to; null: the campaign's own sequence. */
+  subsequenceId: number | null;
   stepPosition: number;
   variant: string;
   metric: BatchedStepMetricName;
@@ -106,9 +108,13 @@ export interface StepMetricBump {
   at: Date;
 }
 
-/** The counters per campaign, step and variant over a range of UTC days, `step_position` 0 / `variant` '' for unknown. */
+/**
+ * The counters per campaign, subsequence, step and variant over a range of UTC days: `subsequence_id`
+ * 0 for the campaign's own sequence, `step_position` 0 / `variant` '' for unknown.
+ */
 export interface StepMetricRow {
   campaign_id: number;
+  subsequence_id: number | string;
   step_position: number;
   variant: string;
   sent: number;
@@ -122,7 +128,7 @@ export interface StepMetricRow {
 }
 
 /**
- * Counters per campaign, UTC day, step and variant (`step_metrics`), bumped in the transaction of the
+ * Counters per campaign, UTC day, subsequence, step and variant (`step_metrics`), bumped in the transaction of the
  * fact next to its `daily_metrics` increment, for the same campaign and day: the rows of a campaign
  * add up to its daily totals. Stateless, like DailyMetricCountersRepository.
  */
@@ -138,7 +144,7 @@ export class StepMetricCountersRepository {
     const merged = new Map<string, Row>();
     for (const b of bumps) {
       const day = b.at.toISOString().slice(0, 10);
-      const key = `${b.workspaceId}|${b.campaignId}|${day}|${b.stepPosition}|${b.variant}`;
+      const key = `${b.workspaceId}|${b.campaignId}|${day}|${b.subsequenceId ?? 0}|${b.stepPosition}|${b.variant}`;
       let row = merged.get(key);
       if (!row) {
         row = { b, day, by: { sent: 0, replied: 0, bounced: 0, unsubscribed: 0 } };
@@ -150,12 +156,12 @@ export class StepMetricCountersRepository {
     if (list.length === 0) return;
     const of = (metric: BatchedStepMetricName) => list.map((r) => r.by[metric]);
     await manager.query(
-      `INSERT INTO step_metrics (workspace_id, campaign_id, date, step_position, variant, sent, replied, bounced, unsubscribed)
-       SELECT x.w, x.c, x.d, x.p, x.v, x.s, x.r, x.b, x.u
-       FROM unnest($1::uuid[], $2::bigint[], $3::date[], $4::int[], $5::text[], $6::int[], $7::int[], $8::int[], $9::int[])
-         WITH ORDINALITY AS x(w, c, d, p, v, s, r, b, u, n)
+      `INSERT INTO step_metrics (workspace_id, campaign_id, date, subsequence_id, step_position, variant, sent, replied, bounced, unsubscribed)
+       SELECT x.w, x.c, x.d, x.ss, x.p, x.v, x.s, x.r, x.b, x.u
+       FROM unnest($1::uuid[], $2::bigint[], $3::date[], $4::int[], $5::text[], $6::int[], $7::int[], $8::int[], $9::int[], $10::bigint[])
+         WITH ORDINALITY AS x(w, c, d, p, v, s, r, b, u, ss, n)
        ORDER BY x.n
-       ON CONFLICT (workspace_id, campaign_id, date, step_position, variant) DO UPDATE SET
+       ON CONFLICT (workspace_id, campaign_id, date, subsequence_id, step_position, variant) DO UPDATE SET
          sent = step_metrics.sent + EXCLUDED.sent, replied = step_metrics.replied + EXCLUDED.replied,
          bounced = step_metrics.bounced + EXCLUDED.bounced, unsubscribed = step_metrics.unsubscribed + EXCLUDED.unsubscribed`,
       [
@@ -168,34 +174,39 @@ export class StepMetricCountersRepository {
         of('replied'),
         of('bounced'),
         of('unsubscribed'),
+        list.map((r) => r.b.subsequenceId ?? 0),
       ],
     );
   }
 
-  /** One skip of the address gate, counted under the skipped step (no message, so variant ''). */
+  /**
+   * One skip of the address gate, counted under the skipped step of the enrollment's sequence (its
+   * subsequence's, else the campaign's own; no message, so variant '').
+   */
   async bumpSkip(
     workspaceId: WorkspaceId,
     campaignId: number,
     metric: 'skipped_invalid' | 'skipped_risky',
-    stepPosition: number,
+    step: { subsequenceId: number | null; position: number },
     at: Date,
     manager: EntityManager,
   ): Promise<void> {
     const column = metric === 'skipped_invalid' ? 'skipped_invalid' : 'skipped_risky';
     await manager.query(
-      `INSERT INTO step_metrics (workspace_id, campaign_id, date, step_position, variant, ${column})
-       VALUES ($1, $2, ($3::timestamptz AT TIME ZONE 'UTC')::date, $4, '', 1)
-       ON CONFLICT (workspace_id, campaign_id, date, step_position, variant)
+      `INSERT INTO step_metrics (workspace_id, campaign_id, date, subsequence_id, step_position, variant, ${column})
+       VALUES ($1, $2, ($3::timestamptz AT TIME ZONE 'UTC')::date, $5, $4, '', 1)
+       ON CONFLICT (workspace_id, campaign_id, date, subsequence_id, step_position, variant)
          DO UPDATE SET ${column} = step_metrics.${column} + 1`,
-      [workspaceId, campaignId, at.toISOString(), stepPosition],
+      [workspaceId, campaignId, at.toISOString(), step.position, step.subsequenceId ?? 0],
     );
   }
 
   /**
-   * One increment for the step and variant of the message the fact is attributed to (the message
-   * itself, or the last one sent in the thread or enrollment). Always counts, under step 0 / variant ''
-   * when no such message exists, so the rows keep adding up to the daily totals. `by` -1 takes one
-   * back (a reply corrected away from `interested`).
+   * One increment for the subsequence, step and variant of the message the fact is attributed to (the
+   * message itself, or the last one sent in the thread or enrollment; its subsequence is its
+   * enrollment's). Always counts, under the campaign's step 0 / variant '' when no such message
+   * exists, so the rows keep adding up to the daily totals. `by` -1 takes one back (a reply corrected
+   * away from `interested`).
    */
   async bumpAttributed(
     workspaceId: WorkspaceId,
@@ -209,40 +220,49 @@ export class StepMetricCountersRepository {
     const column = STEP_COLUMNS[metric];
     const [where, id] =
       'messageId' in to
-        ? ['id = $5', to.messageId]
+        ? ['m.id = $5', to.messageId]
         : 'threadId' in to
-          ? ['thread_id = $5', to.threadId]
-          : ['enrollment_id = $5', to.enrollmentId];
+          ? ['m.thread_id = $5', to.threadId]
+          : ['m.enrollment_id = $5', to.enrollmentId];
     await manager.query(
-      `INSERT INTO step_metrics (workspace_id, campaign_id, date, step_position, variant, ${column})
-       SELECT $1, $2, ($3::timestamptz AT TIME ZONE 'UTC')::date, coalesce(x.step_position, 0), coalesce(x.variant, ''), $4
+      `INSERT INTO step_metrics (workspace_id, campaign_id, date, subsequence_id, step_position, variant, ${column})
+       SELECT $1, $2, ($3::timestamptz AT TIME ZONE 'UTC')::date,
+         coalesce(x.subsequence_id, 0), coalesce(x.step_position, 0), coalesce(x.variant, ''), $4
        FROM (SELECT 1) AS one LEFT JOIN LATERAL (
-         SELECT step_position, variant FROM messages
-         WHERE workspace_id = $1 AND ${where} AND direction = 'outbound'
-         ORDER BY sent_at DESC NULLS LAST, id DESC LIMIT 1) x ON true
-       ON CONFLICT (workspace_id, campaign_id, date, step_position, variant)
+         SELECT m.step_position, m.variant,
+           (SELECT e.subsequence_id FROM enrollments e
+             WHERE e.workspace_id = m.workspace_id AND e.id = m.enrollment_id) AS subsequence_id
+         FROM messages m
+         WHERE m.workspace_id = $1 AND ${where} AND m.direction = 'outbound'
+         ORDER BY m.sent_at DESC NULLS LAST, m.id DESC LIMIT 1) x ON true
+       ON CONFLICT (workspace_id, campaign_id, date, subsequence_id, step_position, variant)
          DO UPDATE SET ${column} = step_metrics.${column} + EXCLUDED.${column}`,
       [workspaceId, campaignId, at.toISOString(), by, id],
     );
   }
 
-  /** A campaign's counters per step and variant, summed over the UTC days `from`..`to` (inclusive). */
+  /**
+   * A campaign's counters per subsequence, step and variant, summed over the UTC days `from`..`to`
+   * (inclusive): its own steps first, then each subsequence's (by id). `subsequenceId`: only that
+   * subsequence's rows.
+   */
   sumsOfCampaign(
     workspaceId: WorkspaceId,
     campaignId: number,
-    range: { from: string; to: string },
+    range: { from: string; to: string; subsequenceId?: number },
     manager: EntityManager,
   ): Promise<StepMetricRow[]> {
     return rows<StepMetricRow>(
       manager,
-      `SELECT campaign_id, step_position, variant, sum(sent)::int AS sent, sum(replied)::int AS replied,
+      `SELECT campaign_id, subsequence_id, step_position, variant, sum(sent)::int AS sent, sum(replied)::int AS replied,
          sum(interested)::int AS interested, sum(bounced)::int AS bounced, sum(soft_bounced)::int AS soft_bounced, sum(unsubscribed)::int AS unsubscribed,
          sum(skipped_invalid)::int AS skipped_invalid, sum(skipped_risky)::int AS skipped_risky
        FROM step_metrics
        WHERE workspace_id = $1 AND campaign_id = $2 AND date BETWEEN $3::date AND $4::date
-       GROUP BY campaign_id, step_position, variant
-       ORDER BY step_position, variant`,
-      [workspaceId, campaignId, range.from, range.to],
+         AND ($5::bigint IS NULL OR subsequence_id = $5)
+       GROUP BY campaign_id, subsequence_id, step_position, variant
+       ORDER BY subsequence_id, step_position, variant`,
+      [workspaceId, campaignId, range.from, range.to, range.subsequenceId ?? null],
     );
   }
 }

@@ -53,20 +53,22 @@ export class AnalyticsService {
   ) {}
 
   /**
-   * A campaign's counters per step and variant over UTC days (the same range rules as `daily`): one
-   * row per step and variant with any activity, in step then variant order. They add up to the
-   * campaign's daily totals of the same days.
+   * A campaign's counters per subsequence, step and variant over UTC days (the same range rules as
+   * `daily`): one row per step and variant with any activity, the campaign's own steps first
+   * (`subsequence_id` null), then each subsequence's, in step then variant order. They add up to the
+   * campaign's daily totals of the same days (without a `subsequence_id` filter).
    */
   async steps(workspaceId: WorkspaceId, query: StepMetricsQueryDto): Promise<Page<StepMetricView>> {
     const range = dayRange(query);
     const found = await this.stepMetrics.sumsOfCampaign(
       workspaceId,
       query.campaign_id,
-      range,
+      { ...range, subsequenceId: query.subsequence_id },
       this.db.manager,
     );
     const items = found.map((r) => ({
       campaign_id: Number(r.campaign_id),
+      subsequence_id: Number(r.subsequence_id) === 0 ? null : Number(r.subsequence_id),
       step_position: r.step_position === 0 ? null : r.step_position,
       variant: r.variant === '' ? null : r.variant,
       sent: r.sent,
@@ -78,7 +80,8 @@ export class AnalyticsService {
       skipped_invalid: r.skipped_invalid,
       skipped_risky: r.skipped_risky,
     }));
-    // Every row in one page: at most 50 steps × 5 variants, and a sum is not a keyset to page over.
+    // Every row in one page: at most 50 steps × 5 variants for the campaign and each of its (at most
+    // 10) subsequences, and a sum is not a keyset to page over.
     return { items, nextCursor: null, prevCursor: null, perPage: items.length };
   }
 

@@ -1,8 +1,8 @@
 /**
  * Bumping counters from any module: inject `MetricCounters` (exported by the analytics module) and call
  * it inside the transaction that records the fact, with its manager. The SQL is in
- * analytics.repository.ts. `sent`, `replied`, `bounced` and `unsubscribed` are also counted per step and
- * variant (`bumpStep`, next to the daily bump of the same fact), so the step rows of a campaign add up
+ * analytics.repository.ts. `sent`, `replied`, `bounced` and `unsubscribed` are also counted per
+ * subsequence, step and variant (`bumpStep`, next to the daily bump of the same fact), so the step rows of a campaign add up
  * to its daily totals.
  */
 import { Injectable } from '@nestjs/common';
@@ -54,16 +54,19 @@ export class MetricCounters {
     return this.steps.bumpAttributed(workspaceId, campaignId, metric, to, at, manager, by);
   }
 
-  /** One address-gate skip of the campaign's step `stepPosition` (CONTRACT §24). */
+  /**
+   * One address-gate skip (CONTRACT §24) of step `step.position` of the campaign's own sequence
+   * (`step.subsequenceId` null) or of one of its subsequences.
+   */
   bumpStepAt(
     manager: EntityManager,
     workspaceId: WorkspaceId,
     campaignId: number,
     metric: 'skipped_invalid' | 'skipped_risky',
-    stepPosition: number,
+    step: { subsequenceId: number | null; position: number },
     at: Date = new Date(),
   ): Promise<void> {
-    return this.steps.bumpSkip(workspaceId, campaignId, metric, stepPosition, at, manager);
+    return this.steps.bumpSkip(workspaceId, campaignId, metric, step, at, manager);
   }
 
   /** Step counters of many facts at once (the send path's groups: one statement per group). */

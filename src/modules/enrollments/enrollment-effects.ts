@@ -81,7 +81,7 @@ export class EnrollmentEffects {
 
   /**
    * The address gate skipped the enrollment's step (CONTRACT §24): it ends `skipped` with `reason`,
-   * `enrollment.stopped` fires with the enrollment, and the step's `skipped_invalid` or `skipped_risky` counter counts it once.
+   * `enrollment.stopped` fires with the enrollment, and the step's `skipped_invalid` or `skipped_risky` counter (of the enrollment's subsequence, else the campaign's) counts it once.
    */
   async skipForAddress(
     manager: EntityManager,
@@ -106,7 +106,10 @@ export class EnrollmentEffects {
         workspaceId,
         campaignId,
         reason === 'address_invalid' ? 'skipped_invalid' : 'skipped_risky',
-        stepPosition,
+        {
+          subsequenceId: row.subsequenceId === null ? null : Number(row.subsequenceId),
+          position: stepPosition,
+        },
       );
     }
     return skipped;

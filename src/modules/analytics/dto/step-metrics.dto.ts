@@ -11,6 +11,12 @@ export class StepMetricsQueryDto {
   @QueryIdFilter('campaign_id', { required: true, example: 42, description: 'The campaign (required)' })
   campaign_id: number;
 
+  @QueryIdFilter('subsequence_id', {
+    description:
+      "Only the steps of this subsequence of the campaign (default: all, the campaign's own first)",
+  })
+  subsequence_id?: number;
+
   @ApiPropertyOptional({
     format: 'date',
     example: '2026-11-01',
@@ -32,6 +38,7 @@ export class StepMetricsQueryDto {
 
 export interface StepMetricView {
   campaign_id: number;
+  subsequence_id: number | null;
   step_position: number | null;
   variant: string | null;
   sent: number;
@@ -46,6 +53,14 @@ export interface StepMetricView {
 
 export class StepMetricResponseDto implements StepMetricView {
   @ApiProperty({ example: 42 }) campaign_id: number;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    example: null,
+    description:
+      "The subsequence whose step this is (the enrollment the message was sent to ran it); null: the campaign's own sequence",
+  })
+  subsequence_id: number | null;
   @ApiProperty({
     type: Number,
     nullable: true,

@@ -53,7 +53,7 @@ export function claimTimes(leaseSeconds: number): { deadlineMs: number; startWit
 /** The enrollment columns the engine works with (read with its row lock). */
 export type Claimed = Pick<
   Enrollment,
-  'id' | 'workspaceId' | 'campaignId' | 'contactId' | 'status' | 'currentStep' | 'inboxId'
+  'id' | 'workspaceId' | 'campaignId' | 'contactId' | 'status' | 'currentStep' | 'inboxId' | 'subsequenceId'
 >;
 
 /** An outbound message already recorded for the enrollment. */
@@ -111,6 +111,8 @@ export interface Draft {
   enrollmentId: number;
   campaignId: number;
   contactId: number;
+  /** The enrollment's subsequence (null: the campaign's own sequence): where the step is counted. */
+  subsequenceId: number | null;
   stepPosition: number;
   /** The step variant rendered (`A`..`E`). */
   variant: string;

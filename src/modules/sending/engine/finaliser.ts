@@ -35,15 +35,19 @@ export class GroupWrites {
     private readonly counters: MetricCounters,
   ) {}
 
-  /** One `sent` for a step and variant (`step_metrics`, written with the daily counters). */
-  stepSent(
-    workspaceId: WorkspaceId,
-    campaignId: number,
-    stepPosition: number,
-    variant: string,
-    at: Date,
-  ): void {
-    this.stepMetrics.push({ workspaceId, campaignId, stepPosition, variant, metric: 'sent', by: 1, at });
+  /** One `sent` for a send's subsequence, step and variant (`step_metrics`, written with the daily counters). */
+  stepSent(p: Prepared, at: Date): void {
+    const { workspaceId, campaignId, subsequenceId, stepPosition, variant } = p;
+    this.stepMetrics.push({
+      workspaceId,
+      campaignId,
+      subsequenceId,
+      stepPosition,
+      variant,
+      metric: 'sent',
+      by: 1,
+      at,
+    });
   }
 
   metric(workspaceId: WorkspaceId, campaignId: number, metric: MetricName, at: Date): void {
@@ -146,7 +150,7 @@ export class Finaliser {
     // Last: the campaign's daily_metrics row is shared by every send of the day.
     for (const p of sent) {
       writes.metric(p.workspaceId, p.campaignId, 'sent', now);
-      writes.stepSent(p.workspaceId, p.campaignId, p.stepPosition, p.variant, now);
+      writes.stepSent(p, now);
     }
     await writes.flush(m);
   }

@@ -24,6 +24,7 @@ const input = (over: Partial<StepInput> = {}): StepInput => ({
     status: 'active',
     currentStep: 0,
     inboxId: null,
+    subsequenceId: null,
   },
   step: {
     position: 1,

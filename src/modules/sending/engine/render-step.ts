@@ -78,6 +78,7 @@ export async function renderStep(
     enrollmentId: enrollment.id,
     campaignId: enrollment.campaignId,
     contactId: enrollment.contactId,
+    subsequenceId: enrollment.subsequenceId,
     stepPosition: step.position,
     variant: variant.letter,
     threadId: thread?.id ?? null,

@@ -23,7 +23,7 @@ import { asWorkspaceId } from '../../../common/tenant/workspace-id.js';
  * needs in one round trip: campaign, steps, workspace config, contact, thread and outbound messages.
  */
 const LOAD_DUE_SQL = `
-  SELECT e.id, e.workspace_id, e.campaign_id, e.contact_id, e.status, e.current_step, e.inbox_id,
+  SELECT e.id, e.workspace_id, e.campaign_id, e.contact_id, e.status, e.current_step, e.inbox_id, e.subsequence_id,
     c.status AS campaign_status, c.schedule, c.inbox_ids, c.daily_limit, c.start_at, c.send_in_contact_timezone,
     c.verification, e.created_at AS enrollment_created_at,
     s.steps, w.config,
@@ -63,6 +63,8 @@ function claimedFromRow(r: Record<string, unknown>): Claimed {
     status: r.status as Enrollment['status'],
     currentStep: Number(r.current_step),
     inboxId: (r.inbox_id as string | null) ?? null,
+    subsequenceId:
+      r.subsequence_id === null || r.subsequence_id === undefined ? null : Number(r.subsequence_id),
   };
 }
 
