@@ -6,7 +6,18 @@
  * `referral` subsequence sends her its first step, rendering `{{referrer.first_name}}`; at another
  * domain the address is kept on the thread only.
  */
-import { api, app, createTenant, db, FAST_SENDING, one, q, useApp, type TestTenant } from '../helpers/app.js';
+import {
+  all,
+  api,
+  app,
+  createTenant,
+  db,
+  FAST_SENDING,
+  one,
+  q,
+  useApp,
+  type TestTenant,
+} from '../helpers/app.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/mail-servers.js';
 import {
   FIRST_STEP_NOW,
@@ -18,6 +29,7 @@ import {
 } from '../helpers/seed.js';
 import { mailsTo as sinkMailsTo, postInThread, publishedStep } from '../helpers/reactions.js';
 import { waitFor } from '../helpers/wait.js';
+import type { QueryRunner } from 'typeorm';
 
 describe('subsequences: referrals from a wrong_person reply', () => {
   let sink: SmtpSink;
@@ -79,6 +91,20 @@ describe('subsequences: referrals from a wrong_person reply', () => {
     return one<{ id: string; referral_email: string | null }>(
       'SELECT id, referral_email FROM threads WHERE contact_id = $1',
       [to.contactId],
+    );
+  };
+  /** A transaction of its own (another API request, import or worker), left open by the test. */
+  const otherTransaction = async () => {
+    const runner = db.createQueryRunner();
+    await runner.connect();
+    await runner.startTransaction();
+    return runner;
+  };
+  /** Whether a session waits for a lock the `holder` transaction holds. */
+  const blockedBy = async (holder: QueryRunner): Promise<boolean> => {
+    const [{ pid }] = (await holder.query('SELECT pg_backend_pid() AS pid')) as Array<{ pid: number }>;
+    return (
+      (await all(`SELECT 1 FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))`, [pid])).length > 0
     );
   };
   const contactsAt = (t: TestTenant, email: string) =>
@@ -369,9 +395,7 @@ describe('subsequences: referrals from a wrong_person reply', () => {
   it('a workspace reaching its cap while the referral is made (another creator commits first): the reply is still categorised, no contact', async () => {
     // Room for one more contact when the referral reads the cap; another transaction takes it first.
     const { t, c, to } = await started('refrace', { maxContactsPerWorkspace: 2 });
-    const other = await db.createQueryRunner();
-    await other.connect();
-    await other.startTransaction();
+    const other = await otherTransaction();
     try {
       await other.query(`INSERT INTO contacts (workspace_id, email) VALUES ($1, 'first.in@example.com')`, [
         t.workspaceId,
@@ -381,15 +405,7 @@ describe('subsequences: referrals from a wrong_person reply', () => {
         body: "I'm not the right person, please contact late.person@example.com instead.",
       });
       // The sweep's insert of the referred contact waits for the counter row the other creator holds.
-      await waitFor(
-        async () =>
-          (
-            await q(
-              `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE '%INSERT INTO contacts%referral%'`,
-            )
-          ).length > 0,
-        'the referral waiting on the contact counter',
-      );
+      await waitFor(() => blockedBy(other), 'the referral waiting on the contact counter');
       await other.commitTransaction();
       await waitFor(
         async () =>
@@ -436,5 +452,54 @@ describe('subsequences: referrals from a wrong_person reply', () => {
     ])) as Array<{ contact_id: string }>;
     expect(enrolled.map((e) => Number(e.contact_id))).toEqual([Number(created[0].id)]);
     expect(await referredEvents(t)).toHaveLength(1);
+  });
+  it('a suppression added while the referral is made: the referred person is never left sendable', async () => {
+    const { t, c, to } = await started('refsrace');
+    const other = await otherTransaction();
+    let categorised = false;
+    try {
+      // What adding to the list does (the suppressions module): the list's lock, exclusive; the entry;
+      // then the matching contacts marked unsendable, all in one transaction.
+      await other.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+        `suppressions:${t.workspaceId}`,
+      ]);
+      await other.query(
+        `INSERT INTO suppressions (workspace_id, email, reason) VALUES ($1, 'racer@example.com', 'manual')`,
+        [t.workspaceId],
+      );
+      const { messageId } = await postInThread(c, to, {
+        from: 'refsrace@example.com',
+        body: "I'm not the right person, please contact racer@example.com instead.",
+      });
+      const done = async () =>
+        (
+          await one<{ category: string | null } | undefined>(
+            'SELECT category FROM messages WHERE workspace_id = $1 AND message_id = $2',
+            [t.workspaceId, messageId],
+          )
+        )?.category === 'wrong_person';
+      // The referral waits for the list, or (without the lock) has already committed the contact.
+      await waitFor(async () => (await blockedBy(other)) || (categorised = await done()), 'the referral');
+      await other.query(
+        `UPDATE contacts SET suppression_reason = 'manual', suppressed_at = now()
+         WHERE workspace_id = $1 AND email = 'racer@example.com' AND suppression_reason IS NULL`,
+        [t.workspaceId],
+      );
+      await other.commitTransaction();
+      await waitFor(done, 'the reply categorised wrong_person');
+    } finally {
+      if (other.isTransactionActive) await other.rollbackTransaction();
+      await other.release();
+    }
+    const racer = await contactsAt(t, 'racer@example.com');
+    // Never a sendable contact with a running enrollment.
+    expect(racer.filter((r) => r.suppression_reason === null)).toEqual([]);
+    for (const r of racer) {
+      expect((await enrollmentsOf(r.id)).filter((e) => e.status === 'active')).toEqual([]);
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    expect(mailsTo('racer@example.com')).toHaveLength(0);
+    // It waited for the list's entry rather than deciding before it.
+    expect(categorised).toBe(false);
   });
 });
