@@ -4,7 +4,10 @@
  * `reply-categorize` sweep's rules) names a colleague; at the replier's own domain she becomes a
  * contact (`source: referral`, referred by the replier, the company copied) and the campaign's
  * `referral` subsequence sends her its first step, rendering `{{referrer.first_name}}`; at another
- * domain the address is kept on the thread only.
+ * domain the address is kept on the thread only. So is a suppressed address, one already enrolled in
+ * the campaign and a new one past the contact cap (also when another transaction takes the last room,
+ * or adds the suppression, at the same moment: held open by the test, deterministic); of ten
+ * colleagues named, one is referred.
  */
 import {
   all,
