@@ -7,13 +7,13 @@
  */
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { rowsOf } from '../../database/query-rows.js';
+import { rollbackToSavepoint, rowsOf, savepoint } from '../../database/query-rows.js';
 import { sqlDomainOf } from '../../common/email/address.js';
 import type { SuppressionReason } from '../suppressions/entities/suppression.entity.js';
 import type { SuppressedContacts } from '../suppressions/suppressed-contacts.js';
 import { SUPPRESSION_LOOKUP_SQL } from '../suppressions/suppressions.repository.js';
 import { CUSTOM_FIELDS_MAX_KEYS } from './contact-fields.js';
-import { ROOM_SQL } from './contact-cap.js';
+import { isContactCapError, ROOM_SQL } from './contact-cap.js';
 import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
 
 /** Merged columns: SQL expression over `c` (current row) and `i.d` (input jsonb). */
@@ -142,7 +142,11 @@ export class ContactWritesRepository implements SuppressedContacts {
     return { suppressed: s !== undefined, contact: contact ?? null, room: r ? Number(r.room) : 0 };
   }
 
-  /** Inserts the referred person (`source: referral`); the new row, or null when the address exists. */
+  /**
+   * Inserts the referred person (`source: referral`); the new row, or null when the address exists or
+   * the insert would pass the plan's contact cap (another creator took the last room since the caller
+   * read it: the insert alone is undone, the caller's transaction goes on).
+   */
   async insertReferral(
     workspaceId: WorkspaceId,
     row: {
@@ -154,17 +158,24 @@ export class ContactWritesRepository implements SuppressedContacts {
     },
     m: EntityManager,
   ): Promise<Record<string, unknown> | null> {
-    const [inserted] = rowsOf(
-      await m.query(
-        `INSERT INTO contacts (workspace_id, email, first_name, last_name, company, custom_fields, stage,
-                               source, referred_by_contact_id)
-         VALUES ($1, $2, $3, $4, $5, '{}'::jsonb, 'new', 'referral', $6)
-         ON CONFLICT (workspace_id, email) DO NOTHING
-         RETURNING *`,
-        [workspaceId, row.email, row.first_name, row.last_name, row.company, row.referred_by_contact_id],
-      ),
-    );
-    return inserted ?? null;
+    await savepoint(m, 'referral');
+    try {
+      const [inserted] = rowsOf(
+        await m.query(
+          `INSERT INTO contacts (workspace_id, email, first_name, last_name, company, custom_fields, stage,
+                                 source, referred_by_contact_id)
+           VALUES ($1, $2, $3, $4, $5, '{}'::jsonb, 'new', 'referral', $6)
+           ON CONFLICT (workspace_id, email) DO NOTHING
+           RETURNING *`,
+          [workspaceId, row.email, row.first_name, row.last_name, row.company, row.referred_by_contact_id],
+        ),
+      );
+      return inserted ?? null;
+    } catch (err) {
+      if (!isContactCapError(err)) throw err;
+      await rollbackToSavepoint(m, 'referral');
+      return null;
+    }
   }
 
   /** A reply arrived: `new|contacted` → `replied`. */

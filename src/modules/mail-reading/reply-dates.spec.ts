@@ -189,6 +189,17 @@ describe('readReferral', () => {
     );
   });
 
+  it('an address listed first and named again after a cue is the one the cue points to', () => {
+    const ten = Array.from({ length: 10 }, (_, i) => `p${i}@acme.com`).join(', ');
+    const text = `Not me. The team: ${ten}. Please contact Jane Roe (p3@acme.com) instead.`;
+    expect(readReferral(text, 'me@acme.com')).toEqual({
+      email: 'p3@acme.com',
+      firstName: 'Jane',
+      lastName: 'Roe',
+      sameDomain: true,
+    });
+  });
+
   it('answers another domain only when asked to, flagged sameDomain: false', () => {
     expect(readReferral('Please contact jane@other.org.', 'me@acme.com')).toBeNull();
     expect(readReferral('Please contact jane@other.org.', 'me@acme.com', { anyDomain: true })).toEqual({

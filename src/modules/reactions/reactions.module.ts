@@ -5,6 +5,7 @@ import { ContactsModule } from '../contacts/contacts.module.js';
 import { EnrollmentsModule } from '../enrollments/enrollments.module.js';
 import { EventsModule } from '../events/events.module.js';
 import { SequencesModule } from '../sequences/sequences.module.js';
+import { SuppressionsModule } from '../suppressions/suppressions.module.js';
 import { ThreadsModule } from '../threads/threads.module.js';
 import { Subsequence } from './entities/subsequence.entity.js';
 import { Reactions } from './reactions.js';
@@ -25,6 +26,7 @@ import { SubsequencesService } from './subsequences.service.js';
     SequencesModule,
     EnrollmentsModule,
     EventsModule,
+    SuppressionsModule,
     ThreadsModule,
   ],
   controllers: [SubsequencesController],

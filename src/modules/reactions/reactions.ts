@@ -20,6 +20,7 @@ import type { StepAttribution } from '../analytics/metrics.js';
 import type { ReplyCategory } from '../threads/reply-category.js';
 import { readFollowUpDate, readReferral, readReturnDate } from '../mail-reading/reply-dates.js';
 import { ContactWritesRepository } from '../contacts/contact-writes.repository.js';
+import { SuppressionStore } from '../suppressions/suppression-store.js';
 import { contactFromRow, toContactView } from '../contacts/contact.view.js';
 import { followUpAt } from './follow-up.js';
 import { EnrollmentTransitionsRepository } from '../enrollments/enrollments.repository.js';
@@ -73,6 +74,7 @@ export class Reactions {
     private readonly outbox: Outbox,
     private readonly transitions: EnrollmentTransitionsRepository,
     private readonly contacts: ContactWritesRepository,
+    private readonly suppressions: SuppressionStore,
   ) {}
 
   /**
@@ -124,16 +126,19 @@ export class Reactions {
       }
     }
     if (!byContact) return;
-    await this.moveOnCategory(m, c);
+    // The referral first: it takes the suppression list's lock, before the move locks enrollments.
     if (c.category === 'wrong_person') await this.referral(m, c);
+    await this.moveOnCategory(m, c);
   }
 
   /**
    * A `wrong_person` reply in a campaign (CONTRACT §23): the address its own words name is kept on the
    * thread; one at the replier's own registrable domain, not suppressed and not enrolled in the
    * campaign becomes a contact if new (`source: referral`, the company copied) and enters the
-   * campaign's first active `referral` subsequence, in a new conversation from the thread's inbox;
-   * `contact.referred`.
+   * campaign's first active `referral` subsequence, in a new conversation from the thread's inbox.
+   * `contact.referred` fires whenever the address is (or became) a contact of the workspace, `enrolled`
+   * saying whether this referral enrolled it; an address that is not a contact and cannot become one
+   * (suppressed, the contact cap) is only recorded.
    */
   private async referral(m: EntityManager, c: CategoryArrived): Promise<void> {
     const ws = c.workspaceId;
@@ -150,12 +155,32 @@ export class Reactions {
     const email = named.email.toLowerCase();
     await this.threads.setReferral(ws, c.threadId, email, m);
     if (named.sameDomain === false) return;
+    // The suppression list's shared lock, like every contact insert: a suppression of this address
+    // added at the same moment is either committed (and seen below) or waits until this transaction
+    // has committed the contact, which it then marks unsendable. Taken before any contact or
+    // enrollment row is locked here (the list's writers lock those after the list).
+    await this.suppressions.lockShared(m, ws);
     const target = await this.contacts.referralTarget(ws, email, m);
-    if (target.suppressed) return;
+    const referred = (contactId: number, enrolled: boolean) =>
+      this.outbox.record(m, {
+        workspaceId: ws,
+        type: 'contact.referred',
+        data: {
+          contact_id: contactId,
+          referred_by_contact_id: c.context!.contact_id,
+          thread_id: c.threadId,
+          campaign_id: campaignId,
+          enrolled,
+        },
+      });
     let contactId = target.contact ? Number(target.contact.id) : null;
+    if (target.suppressed || target.contact?.suppression_reason) {
+      if (contactId !== null) await referred(contactId, false);
+      return;
+    }
     if (contactId !== null) {
       const enrolled = await this.enrollments.findOne(ws, { campaignId, contactId }, m);
-      if (enrolled) return;
+      if (enrolled) return referred(contactId, false);
     } else {
       if (target.room <= 0) return;
       const row = await this.contacts.insertReferral(
@@ -199,17 +224,7 @@ export class Reactions {
       );
       enrolled = id !== null;
     }
-    await this.outbox.record(m, {
-      workspaceId: ws,
-      type: 'contact.referred',
-      data: {
-        contact_id: contactId,
-        referred_by_contact_id: c.context.contact_id,
-        thread_id: c.threadId,
-        campaign_id: campaignId,
-        enrolled,
-      },
-    });
+    await referred(contactId, enrolled);
   }
 
   /**

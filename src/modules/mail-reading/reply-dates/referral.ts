@@ -9,6 +9,14 @@ const SYSTEM_LOCAL = /^(no-?reply|do-?not-?reply|mailer-daemon|postmaster|bounce
 const REFERRAL_CUE =
   /\b(contact|reach(?:ing)? out|speak (?:to|with)|talk (?:to|with)|ask|email|e-mail|write to|in charge|responsible|handles?|the right (?:person|contact)|colleague|instead|kontaktieren|wenden|zuständig|ansprechpartner(?:in)?|kolleg(?:e|in)|schreiben sie|kümmert|contactez|adresser|collègue|responsable|s'occupe|gère|écrire|voyez|contacte|escriba|escribir|compañer[oa]|encargad[oa]|hable)/i;
 
+interface Candidate {
+  email: string;
+  index: number;
+  end: number;
+  sameDomain: boolean;
+  cued: boolean;
+}
+
 /**
  * The person a "wrong person" reply points to: an address at the replier's own registrable domain (not
  * the replier's own), the one nearest a referral cue ("please contact", "mein Kollege", "contactez",
@@ -25,29 +33,37 @@ export function readReferral(
   if (!own) return null;
   const excluded = new Set([replier, ...(options.exclude ?? []).map((e) => e.toLowerCase())]);
   const words = ownWords(text);
-  const seen = new Set<string>();
-  const candidates: { email: string; index: number; end: number; sameDomain: boolean; cued: boolean }[] = [];
+  // One candidate per address; an address written again after a cue ("the team: a@, b@, c@. Please
+  // contact b@") takes that occurrence (its cue, and the name around it).
+  const seen = new Map<string, Candidate>();
+  const candidates: Candidate[] = [];
   for (const match of words.matchAll(ADDRESS)) {
     const email = match[0].replace(/\.+$/, '').toLowerCase();
     const index = match.index ?? 0;
-    if (excluded.has(email) || seen.has(email)) continue;
-    seen.add(email);
+    if (excluded.has(email)) continue;
     const [local, domain] = email.split('@');
     if (SYSTEM_LOCAL.test(local)) continue;
-    const sameDomain = parseDomain(domain).domain === own;
+    const known = seen.get(email);
+    const sameDomain = known?.sameDomain ?? parseDomain(domain).domain === own;
     if (!sameDomain && !options.anyDomain) continue;
     const clause =
       words
         .slice(Math.max(0, index - 80), index)
         .split(/[.!?;\n]\s/)
         .pop() ?? '';
-    candidates.push({
+    const occurrence = {
       email,
       index,
       end: index + match[0].length,
       sameDomain,
       cued: REFERRAL_CUE.test(clause),
-    });
+    };
+    if (!known) {
+      seen.set(email, occurrence);
+      candidates.push(occurrence);
+    } else if (occurrence.cued && !known.cued) {
+      Object.assign(known, occurrence);
+    }
   }
   const pick =
     candidates.find((c) => c.sameDomain && c.cued) ??
