@@ -17,6 +17,7 @@ describe('VERIFY_SMTP_PROBE and its settings', () => {
       heloName: hostname(),
       mailFrom: '',
       perMxPerMinute: 10,
+      allowPrivate: false,
     });
   });
 
@@ -40,6 +41,7 @@ describe('VERIFY_SMTP_PROBE and its settings', () => {
 
   it.each([
     ['VERIFY_SMTP_PROBE', 'yes'],
+    ['VERIFY_PROBE_ALLOW_PRIVATE', '1'],
     ['VERIFY_SMTP_PORT', '0'],
     ['VERIFY_SMTP_PORT', '70000'],
     ['VERIFY_PROBES_PER_MX_PER_MINUTE', '0'],

@@ -1,7 +1,7 @@
 /**
  * The SMTP probe of address verification (docs/verification.md), off by default:
- * VERIFY_SMTP_PROBE, VERIFY_SMTP_PORT, VERIFY_HELO_NAME, VERIFY_MAIL_FROM and
- * VERIFY_PROBES_PER_MX_PER_MINUTE, validated at start like every other setting.
+ * VERIFY_SMTP_PROBE, VERIFY_SMTP_PORT, VERIFY_HELO_NAME, VERIFY_MAIL_FROM,
+ * VERIFY_PROBES_PER_MX_PER_MINUTE and VERIFY_PROBE_ALLOW_PRIVATE, validated at start like every other setting.
  */
 import { hostname } from 'node:os';
 import { ConfigError, intVar } from './env-vars.js';
@@ -20,6 +20,12 @@ export interface VerifyProbeSettings {
   mailFrom: string;
   /** VERIFY_PROBES_PER_MX_PER_MINUTE (default 10): connections per MX host and minute, across processes. */
   perMxPerMinute: number;
+  /**
+   * VERIFY_PROBE_ALLOW_PRIVATE=true: MX hosts at loopback, private or link-local addresses are probed
+   * too (tests; an installation whose contacts' mail servers are on its own network). Default false:
+   * a contact's domain must not turn the probe on the service's own network.
+   */
+  allowPrivate: boolean;
 }
 
 const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
@@ -57,5 +63,6 @@ export function verifyProbeSettings(env: NodeJS.ProcessEnv, publicUrl: string): 
     heloName: helo,
     mailFrom,
     perMxPerMinute: intVar(env, 'VERIFY_PROBES_PER_MX_PER_MINUTE', 10, 1, 10_000),
+    allowPrivate: boolVar(env, 'VERIFY_PROBE_ALLOW_PRIVATE', false),
   };
 }

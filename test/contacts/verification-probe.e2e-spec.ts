@@ -2,7 +2,8 @@
  * The SMTP probe of address verification against a local SMTP server (`smtp-server`) whose RCPT TO
  * answers per address, found through a local DNS server whose MX hosts point at 127.0.0.1: each
  * verdict through `POST /contacts/{id}/verify` and GET, no DATA ever, the per-MX limit (3 a minute
- * here), the Redis cache per address and per catch-all domain, and the probe off by default.
+ * here), the Redis cache per address and per catch-all domain, the probe off by default, and MX
+ * hosts on loopback addresses left alone unless allowed.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
@@ -20,6 +21,7 @@ const PROBE_ENV = [
   'VERIFY_SMTP_PORT',
   'VERIFY_PROBES_PER_MX_PER_MINUTE',
   'VERIFY_HELO_NAME',
+  'VERIFY_PROBE_ALLOW_PRIVATE',
 ];
 
 interface Verification {
@@ -117,6 +119,8 @@ describe('SMTP probe (VERIFY_SMTP_PROBE=true, local SMTP and DNS servers)', () =
     VERIFY_SMTP_PROBE: 'true',
     VERIFY_PROBES_PER_MX_PER_MINUTE: '3',
     VERIFY_HELO_NAME: 'probe.example.test',
+    // The local servers are on loopback addresses.
+    VERIFY_PROBE_ALLOW_PRIVATE: 'true',
   });
 
   it('an accepted address whose domain refuses a random one is valid; EHLO and the null sender as set', async () => {
@@ -218,6 +222,16 @@ describe('SMTP probe off by default', () => {
 
   it('no connection is made: the DNS verdict stands', async () => {
     expect((await f.verify(`gone@${d('off')}`)).verdict).toMatchObject({ status: 'valid', reasons: [] });
+    expect(f.smtp.sessions).toHaveLength(0);
+  });
+});
+
+describe('SMTP probe on, MX hosts on the own network not allowed (the default)', () => {
+  const f = useProbeFixture({ VERIFY_SMTP_PROBE: 'true' });
+
+  it('an MX host at a loopback address is not probed: unknown, no connection', async () => {
+    // An address no probe has answered yet (ok@ is in the cache from above: it would need no connection).
+    expect((await f.verify(`p9@${d('strict')}`)).verdict).toMatchObject({ status: 'unknown', reasons: [] });
     expect(f.smtp.sessions).toHaveLength(0);
   });
 });

@@ -5,12 +5,14 @@
  * same domain too (a catch-all). Outcomes are cached in Redis (probe-cache.ts), connections are
  * limited per MX host and minute across processes (RateLimitService), and everything that is not a
  * clear answer is `inconclusive`: a 4xx, greylisting, a policy refusal, a refused or silent
- * connection, the limit reached, Redis unavailable for the limit, or the check's deadline.
+ * connection, an MX host at a non-public address (unless VERIFY_PROBE_ALLOW_PRIVATE), the limit
+ * reached, Redis unavailable for the limit, or the check's deadline.
  */
 import { randomBytes } from 'node:crypto';
 import { promises as dns } from 'node:dns';
 import { isIP } from 'node:net';
 import { Inject, Injectable } from '@nestjs/common';
+import ipaddr from 'ipaddr.js';
 import type { Redis } from 'ioredis';
 import { RateLimitService } from '../../common/rate-limit/rate-limit.service.js';
 import { logger } from '../../common/logging/logger.js';
@@ -25,6 +27,18 @@ export type ProbeOutcome = AddressOutcome | 'inconclusive';
 export const MX_LIMIT_SCOPE = 'verify-mx';
 /** Less time than this left of the check's deadline: no connection is started. */
 export const MIN_PROBE_MS = 1000;
+
+/**
+ * Public unicast (an IPv4-mapped IPv6 address judged as its IPv4): no loopback, private, link-local,
+ * shared (CGNAT), unique-local or reserved address, unless VERIFY_PROBE_ALLOW_PRIVATE.
+ */
+export function isPublicUnicast(ip: string): boolean {
+  try {
+    return ipaddr.process(ip).range() === 'unicast';
+  } catch {
+    return false;
+  }
+}
 
 @Injectable()
 export class MailboxProber {
@@ -53,6 +67,8 @@ export class MailboxProber {
     const settings = appConfig().verifyProbe;
     const ip = await this.ipOf(mxHost, deadlineAt);
     if (!ip) return this.inconclusive(mxHost, 'MX host has no address');
+    if (!settings.allowPrivate && !isPublicUnicast(ip))
+      return this.inconclusive(mxHost, `MX host address ${ip} is not public`);
     const taken = await this.limits
       .take(MX_LIMIT_SCOPE, mxHost, settings.perMxPerMinute)
       .catch(() => false as const);
