@@ -15,6 +15,8 @@ import {
   type MailProviderConfig,
   type OAuthProviderName,
 } from './mail-providers.js';
+import { ConfigError, intVar } from './env-vars.js';
+import { verifyProbeSettings, type VerifyProbeSettings } from './verify-probe.js';
 
 export type AppRole = 'all' | 'api' | 'worker';
 
@@ -120,6 +122,8 @@ export interface AppConfig {
    * engine treats every contact as `unknown`, i.e. sends (docs/verification.md).
    */
   verifyAddresses: boolean;
+  /** VERIFY_SMTP_PROBE and its settings (config/verify-probe.ts, docs/verification.md); off by default. */
+  verifyProbe: VerifyProbeSettings;
   /**
    * The operator's AI provider keys and API roots (CONTRACT §20): `OPENAI_API_KEY`/`OPENAI_BASE_URL`,
    * `ANTHROPIC_…`, `GOOGLE_…` (or `GEMINI_API_KEY`), `MISTRAL_…`. Used for reply categories of the
@@ -170,7 +174,7 @@ function aiSettings(env: NodeJS.ProcessEnv): AppConfig['ai'] {
   };
 }
 
-export class ConfigError extends Error {}
+export { ConfigError };
 
 /** OAUTH_RETURN_ORIGINS, each an http(s) origin (scheme, host, port; no path); see `oauthReturnOrigins`. */
 function returnOrigins(env: NodeJS.ProcessEnv, publicUrl: string, port: number): string[] {
@@ -193,15 +197,6 @@ function returnOrigins(env: NodeJS.ProcessEnv, publicUrl: string, port: number):
     }
     return url.origin;
   });
-}
-
-function intVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be an integer, got "${raw}"`);
-  const value = Number(raw);
-  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}`);
-  return value;
 }
 
 function listVar(env: NodeJS.ProcessEnv, name: string): string[] {
@@ -316,6 +311,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     dnsServers: withConfigErrors(() => parseDnsServers(env.DNS_SERVERS)),
     dkimSelectors: listVar(env, 'DKIM_SELECTORS').map((s) => s.toLowerCase()),
     verifyAddresses: env.VERIFY_ADDRESSES !== 'false',
+    verifyProbe: verifyProbeSettings(env, publicUrl),
     ai: aiSettings(env),
   };
 }

@@ -7,6 +7,7 @@
  * the process went down (redis/ioredis#1931). Seen once in CI: test/platform/dependencies.
  */
 import type { Redis } from 'ioredis';
+import { appConfig } from '../../config/app-config.js';
 import { createRedis } from '../redis/redis.module.js';
 import { RateLimitService } from './rate-limit.service.js';
 
@@ -44,5 +45,16 @@ describe('RateLimitService on the shared Redis client', () => {
     expect(pong).toBe('PONG');
     expect(a.headers.RateLimit).toBe('"per-key";r=6;t=60');
     expect(b.headers['RateLimit-Policy']).toBe('"per-key";q=11;w=60');
+  });
+
+  it('take: a named scope counts its own keys, apart from the API keys of the same limit', async () => {
+    const limits = new RateLimitService(redis);
+    const key = `mx-${Date.now()}.example`;
+    const taken: boolean[] = [];
+    for (let i = 0; i < 4; i++) taken.push(await limits.take('probe-test', key, 3));
+    expect(taken).toEqual([true, true, true, false]);
+    expect(await limits.take('probe-test', `other-${key}`, 3)).toBe(true);
+    expect(await limits.take('other-scope', key, 3)).toBe(true);
+    expect(await redis.exists(`${appConfig().redisPrefix}:rl:probe-test:3:${key}`)).toBe(1);
   });
 });

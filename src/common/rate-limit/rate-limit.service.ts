@@ -24,7 +24,7 @@ export interface RateLimitOutcome {
 
 @Injectable()
 export class RateLimitService {
-  private readonly limiters = new Map<number, RateLimiterRedis>();
+  private readonly limiters = new Map<string, RateLimiterRedis>();
   private lastFailOpenLog = 0;
   /** Until when (epoch ms) requests skip the limiter after Redis failed. */
   private skipUntil = 0;
@@ -38,17 +38,19 @@ export class RateLimitService {
     this.limiter(1);
   }
 
-  private limiter(points: number): RateLimiterRedis {
-    let limiter = this.limiters.get(points);
+  /** The limiter of `points` per minute; `scope` names limiters of other keys than API keys. */
+  private limiter(points: number, scope = ''): RateLimiterRedis {
+    const name = scope ? `${scope}:${points}` : String(points);
+    let limiter = this.limiters.get(name);
     if (!limiter) {
       limiter = new RateLimiterRedis({
         storeClient: this.redis,
-        keyPrefix: `${appConfig().redisPrefix}:rl:${points}`,
+        keyPrefix: `${appConfig().redisPrefix}:rl:${name}`,
         points,
         duration: WINDOW_SECONDS,
         rejectIfRedisNotReady: true,
       });
-      this.limiters.set(points, limiter);
+      this.limiters.set(name, limiter);
     }
     return limiter;
   }
@@ -110,6 +112,22 @@ export class RateLimitService {
         );
       }
       return { headers: {} };
+    }
+  }
+
+  /**
+   * Spends one of `limit` points per minute of `key` in the limiter named `scope` (its own Redis keys,
+   * `<REDIS_PREFIX>:rl:<scope>:<limit>:<key>`, shared by every process): true within the limit, false
+   * over it. Unlike `consume` this does not fail open: a Redis failure is thrown, and the caller
+   * decides (the SMTP probe of address verification then does not connect).
+   */
+  async take(scope: string, key: string, limit: number): Promise<boolean> {
+    try {
+      await this.limiter(limit, scope).consume(key, 1);
+      return true;
+    } catch (err) {
+      if (err instanceof RateLimiterRes) return false;
+      throw err;
     }
   }
 }
