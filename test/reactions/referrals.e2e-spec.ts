@@ -204,17 +204,7 @@ describe('subsequences: referrals from a wrong_person reply', () => {
   });
 
   it('an address at another domain is recorded on the thread only: no contact, no enrollment, no mail', async () => {
-    const t = await createTenant(app);
-    const c = await seedCampaign(q, {
-      workspaceId: t.workspaceId,
-      smtpPort: sink.port,
-      steps: FIRST_STEP_NOW,
-    });
-    await addReferralSub(t, c);
-    const sent = new Map<string, FirstSend>();
-    await sendFirstSteps(q, t.workspaceId, c.campaignId, ['refbob'], sent);
-    const bob = sent.get('refbob')!;
-    await waitFor(async () => mailsTo('refbob@example.com')[0] ?? null, 'step 1 in the sink');
+    const { t, c, to: bob } = await started('refbob');
     await reply(
       c,
       bob,
@@ -252,17 +242,7 @@ describe('subsequences: referrals from a wrong_person reply', () => {
   });
 
   it('a wrong_person reply someone else wrote in the thread refers nobody', async () => {
-    const t = await createTenant(app);
-    const c = await seedCampaign(q, {
-      workspaceId: t.workspaceId,
-      smtpPort: sink.port,
-      steps: FIRST_STEP_NOW,
-    });
-    await addReferralSub(t, c);
-    const sent = new Map<string, FirstSend>();
-    await sendFirstSteps(q, t.workspaceId, c.campaignId, ['refcarl'], sent);
-    const carl = sent.get('refcarl')!;
-    await waitFor(async () => mailsTo('refcarl@example.com')[0] ?? null, 'step 1 in the sink');
+    const { t, c, to: carl } = await started('refcarl');
     // Forwarded to (or forged by) someone at another company, who names a colleague of theirs.
     const { messageId } = await postInThread(c, carl, {
       from: 'mallory@elsewhere.test',
