@@ -122,6 +122,7 @@ describe("the README's first minute, as printed", () => {
       .filter((l) => l.startsWith('curl ') || l.startsWith('GRACE_ID='));
     expect(calls).toHaveLength(6);
     const sh = (script: string) => run('bash', ['-c', script], env);
+    const campaignId = /campaign\s+(\d+)/.exec(demo.out)?.[1];
 
     // Step 3: another contact, created and enrolled by the two printed lines in one shell.
     const enrolled = await sh(`${calls[0]}\n${calls[1]}`);
@@ -133,8 +134,14 @@ describe("the README's first minute, as printed", () => {
       async () => /\| (Hi|Hello) Ada,/.test(sink.output()),
       'the first step in the sink',
       120_000,
-    ).catch((err: Error) => {
-      throw new Error(`${err.message}\nsink:\n${sink.output()}\nservice:\n${service.output().slice(-3000)}`);
+    ).catch(async (err: Error) => {
+      // What the service says of the campaign's enrollments, to tell a stopped one from a slow engine.
+      const rows = await sh(
+        calls[2].replace(/threads\?contact_id=\d+/, `campaigns/${campaignId}/enrollments`),
+      );
+      throw new Error(
+        `${err.message}\nenrollments:\n${rows.out}\nsink:\n${sink.output()}\nservice:\n${service.output().slice(-3000)}`,
+      );
     });
     expect(sink.output()).toContain('ada@example.com');
     const replyFile = join(dataDir, 'reply.eml');

@@ -8,6 +8,7 @@ import { api, createTenant, useApp, app, q, all, FAST_SENDING, type TestTenant }
 import { startSmtpSink, type SmtpSink } from '../helpers/mail-servers.js';
 import { seedCampaign, seedEnrollment, FIRST_STEP_NOW } from '../helpers/seed.js';
 import { waitFor } from '../helpers/wait.js';
+import { postInThread, publishedStep } from '../helpers/reactions.js';
 
 describe('sending respects address verdicts (real engine, real SMTP)', () => {
   // Verdicts are written by the test (due time null, so the background check leaves them alone).
@@ -216,5 +217,58 @@ describe('sending respects address verdicts (real engine, real SMTP)', () => {
     await waitFor(async () => (await enrollmentOf(e3)).status === 'skipped', 'invalid verdict skipped');
     expect((await enrollmentOf(e3)).stop_reason).toBe('address_invalid');
     expect(mailsTo(becomesInvalid.email)).toHaveLength(0);
+  });
+  it('a subsequence enrollment meets the same gate: an address found invalid after the move is skipped, not mailed', async () => {
+    const c = await seedCampaign(q, {
+      workspaceId: t.workspaceId,
+      smtpPort: sink.port,
+      steps: FIRST_STEP_NOW,
+    });
+    const sub = await api(app, t.token)
+      .post(`/campaigns/${c.campaignId}/subsequences`)
+      .send({
+        name: 'later',
+        trigger: { type: 'category', categories: ['not_now'] },
+        sequence_id: await publishedStep(t, 'A short note for later.'),
+        start_after_days: 0,
+      });
+    expect(sub.status).toBe(201);
+    const subId = sub.body.data.id as number;
+    const k = await contact('valid', 'sub-gate');
+    const enrollmentId = await seedEnrollment(q, t.workspaceId, c.campaignId, k.id);
+    await waitFor(async () => mailsTo(k.email).length === 1, 'step 1 sent while the address was valid');
+    const [first] = await all<{ message_id: string }>(
+      `SELECT message_id FROM messages WHERE enrollment_id = $1 AND status = 'sent'`,
+      [enrollmentId],
+    );
+    // A later check finds the mailbox gone; then the contact answers "not now".
+    await q(
+      `UPDATE contacts SET verification_status = 'invalid', verification_reasons = '{mailbox_unknown}' WHERE id = $1`,
+      [k.id],
+    );
+    await postInThread(
+      c,
+      { contactId: k.id, enrollmentId, messageId: first.message_id },
+      { from: k.email, body: 'Not right now, please get back to me later.' },
+    );
+
+    const moved = await waitFor(async () => {
+      const [row] = await all<{ id: number; status: string; stop_reason: string | null }>(
+        `SELECT id, status, stop_reason FROM enrollments WHERE parent_enrollment_id = $1`,
+        [enrollmentId],
+      );
+      return row && row.status !== 'active' ? row : null;
+    }, 'the subsequence enrollment decided');
+    expect(moved).toMatchObject({ status: 'skipped', stop_reason: 'address_invalid' });
+    expect(await messagesOf(Number(moved.id))).toBe(0);
+    expect(mailsTo(k.email)).toHaveLength(1);
+    // Counted under the subsequence's own step 1, apart from the campaign's.
+    const steps = await api(app, t.token).get(
+      `/analytics/steps?campaign_id=${c.campaignId}&subsequence_id=${subId}`,
+    );
+    expect(steps.status).toBe(200);
+    expect(steps.body.data).toEqual([
+      expect.objectContaining({ subsequence_id: subId, step_position: 1, sent: 0, skipped_invalid: 1 }),
+    ]);
   });
 });
