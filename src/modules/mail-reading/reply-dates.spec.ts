@@ -94,6 +94,15 @@ describe('readFollowUpDate: the day asked for, and week and month words', () => 
     }
   });
 
+  it('reads "on or after" a day, and its German and French forms, as that day itself', () => {
+    expect(readFollowUpDate('Please revisit this with me on or after 2027-01-11.', REPLY)?.day).toBe(
+      '2027-01-11',
+    );
+    expect(readFollowUpDate('Melden Sie sich am oder nach dem 11.01.2027.', REPLY)?.day).toBe('2027-01-11');
+    expect(readFollowUpDate('Recontactez-moi le ou après le 11 janvier.', REPLY)?.day).toBe('2027-01-11');
+    expect(readFollowUpDate('Contact me after 11 January.', REPLY)?.day).toBe('2027-01-12');
+  });
+
   it('reads a US date with its year month first when day first would be past', () => {
     expect(readFollowUpDate('Please follow up on 12/01/2026.', REPLY)?.day).toBe('2026-12-01');
     expect(readFollowUpDate('Please follow up on 05/12/2026.', REPLY)?.day).toBe('2026-12-05');
@@ -175,6 +184,11 @@ describe('readReturnDate', () => {
     );
   });
 
+  it('reads a weekday with its ordinal day as the next date that is both, even before a full stop', () => {
+    expect(readReturnDate('I will be back at 9:00 on Monday 7th.', REPLY)?.day).toBe('2026-12-07');
+    expect(readReturnDate('Zurück am Montag, 7. Dezember.', REPLY)?.day).toBe('2026-12-07');
+  });
+
   it('never takes the start of an absence for a return', () => {
     expect(readReturnDate('I am out of the office from 2 December.', REPLY)).toBeNull();
   });
@@ -217,6 +231,20 @@ describe('readReferral', () => {
     expect(
       readReferral('Escriba a mis compañeros Lucía Ramos (lucia.ramos@acme.es).', 'me@acme.es'),
     ).toMatchObject({ firstName: 'Lucía', lastName: 'Ramos' });
+  });
+
+  it('takes the name before a comma in brackets after the address, and a name the address carries over nearer words', () => {
+    expect(
+      readReferral('Escriba a jgarcia@sur.es (Javier García, responsable de compras).', 'mlopez@sur.es'),
+    ).toMatchObject({ firstName: 'Javier', lastName: 'García' });
+    expect(
+      readReferral('Wenden Sie sich an Sabine Wolf aus der IT (s.wolf@it.gruppe.de).', 'p@gruppe.de'),
+    ).toMatchObject({ email: 's.wolf@it.gruppe.de', firstName: 'Sabine', lastName: 'Wolf' });
+    // Without a name the address carries, the nearest words still name the person.
+    expect(readReferral('Please ask Jane Roe (jr1@acme.com).', 'me@acme.com')).toMatchObject({
+      firstName: 'Jane',
+      lastName: 'Roe',
+    });
   });
 
   it('ignores quoted history and the signature', () => {

@@ -13,7 +13,7 @@ const UNTIL_CUE = new RegExp(
 );
 const AFTER_CUE = new RegExp(`${WB}(after|nach|après|apres|después del?|despues del?|tras)${CUE_TAIL}`, 'i');
 const NOT_BEFORE_CUE = new RegExp(
-  `${WB}(not before|no earlier than|before|nicht vor|vor|frühestens|pas avant|avant|no antes del?|antes del?)${CUE_TAIL}`,
+  `${WB}(on or after|on or later than|not before|no earlier than|before|am oder nach|nicht vor|vor|frühestens|le ou après|pas avant|avant|no antes del?|antes del?)${CUE_TAIL}`,
   'i',
 );
 const FROM_CUE = new RegExp(

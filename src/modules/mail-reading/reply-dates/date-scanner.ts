@@ -255,7 +255,7 @@ export function scanText(text: string, replyDate: Date, lang: Lang): Scan {
   // A weekday, alone or with its day of the month: "until Friday", "Monday 7th", "lundi prochain", "el próximo lunes".
   each(
     scan,
-    `(?:(?:next|this|coming|on|nächsten|kommenden|diesen|am|el\\s+pr[oó]ximo|el|le|ce|este|pr[oó]ximo)\\s+)?${WEEKDAY}(?:\\s+(?:prochain|que viene|pr[oó]ximo))?(?:,?\\s+(?:the\\s+|den\\s+)?(\\d{1,2})(?:st|nd|rd|th|\\.|er)?(?![\\d./:]))?${WE}`,
+    `(?:(?:next|this|coming|on|nächsten|kommenden|diesen|am|el\\s+pr[oó]ximo|el|le|ce|este|pr[oó]ximo)\\s+)?${WEEKDAY}(?:\\s+(?:prochain|que viene|pr[oó]ximo))?(?:,?\\s+(?:the\\s+|den\\s+)?(\\d{1,2})(?:st|nd|rd|th|er|\\.(?!\\d))?(?![\\d/:]|\\.\\d))?${WE}`,
     (m) => {
       const word = m[1].replace(/\.$/, '');
       // Abbreviations ("Mon", "Fri") only before a day number.

@@ -118,9 +118,15 @@ export function nameNear(
   end: number,
 ): { firstName: string | null; lastName: string | null } {
   // "jane@acme.com (Jane Doe)"
+  // "jgarcia@acme.es (Javier García, responsable de compras)": the name comes before a comma.
   const after = /^\s*[(<[]\s*([^()<>[\]@\n]{2,60}?)\s*[)>\]]/.exec(text.slice(end, end + 70));
   if (after) {
-    const got = nameFromWords(after[1].trim().split(/\s+/));
+    const got = nameFromWords(
+      after[1]
+        .split(/[,;–—]|\s-\s/)[0]
+        .trim()
+        .split(/\s+/),
+    );
     if (got.firstName) return got;
   }
   // "Jane Doe <jane@acme.com>", "Max Braun (max@...)", "Laura King: laura@...", "Peter Brown at peter@..."
@@ -132,8 +138,12 @@ export function nameNear(
   const sentence = before.split(/[.!?;\n]\s+|\n/).pop() ?? before;
   const words = sentence.trim().split(/\s+/).filter(Boolean);
   const adjacent = nameFromWords(words);
-  if (adjacent.firstName) return adjacent;
-  return confirmedName(sentence, text.slice(index, end).split('@')[0]);
+  const local = text.slice(index, end).split('@')[0];
+  // "Sabine Wolf aus der IT (s.wolf@…)": a name further back that the address carries beats the
+  // words just before it.
+  if (adjacent.firstName && carries(local, adjacent)) return adjacent;
+  const confirmed = confirmedName(sentence, local);
+  return confirmed.firstName ? confirmed : adjacent;
 }
 
 const fold = (s: string): string =>
@@ -142,6 +152,14 @@ const fold = (s: string): string =>
     .replace(/\p{M}/gu, '')
     .toLowerCase()
     .replace(/[^a-z]/g, '');
+
+/** Whether the address's local part carries one of the name's parts (two letters or more). */
+function carries(local: string, name: { firstName: string | null; lastName: string | null }): boolean {
+  const localFolded = fold(local);
+  return [name.firstName ?? '', ...(name.lastName ?? '').split(/\s+/)]
+    .map(fold)
+    .some((p) => p.length >= 2 && localFolded.includes(p));
+}
 
 /**
  * A name further back in the sentence ("C'est Mme Sophie Bernard qui gère ce sujet : sophie.bernard@…"),
@@ -152,12 +170,9 @@ function confirmedName(
   local: string,
 ): { firstName: string | null; lastName: string | null } {
   const words = sentence.trim().split(/\s+/).filter(Boolean);
-  const localFolded = fold(local);
   for (let end = words.length; end > 0; end -= 1) {
     const got = nameFromWords(words.slice(0, end));
-    if (!got.firstName || !got.lastName) continue;
-    const parts = [got.firstName, ...got.lastName.split(/\s+/)].map(fold).filter((p) => p.length >= 2);
-    if (parts.some((p) => localFolded.includes(p))) return got;
+    if (got.firstName && got.lastName && carries(local, got)) return got;
   }
   return { firstName: null, lastName: null };
 }
