@@ -237,10 +237,14 @@ describe('sending respects address verdicts (real engine, real SMTP)', () => {
     const k = await contact('valid', 'sub-gate');
     const enrollmentId = await seedEnrollment(q, t.workspaceId, c.campaignId, k.id);
     await waitFor(async () => mailsTo(k.email).length === 1, 'step 1 sent while the address was valid');
-    const [first] = await all<{ message_id: string }>(
-      `SELECT message_id FROM messages WHERE enrollment_id = $1 AND status = 'sent'`,
-      [enrollmentId],
-    );
+    // The sink can see the mail before the engine records it sent: wait for the record.
+    const first = await waitFor(async () => {
+      const [row] = await all<{ message_id: string }>(
+        `SELECT message_id FROM messages WHERE enrollment_id = $1 AND status = 'sent'`,
+        [enrollmentId],
+      );
+      return row ?? null;
+    }, 'step 1 recorded sent');
     // A later check finds the mailbox gone; then the contact answers "not now".
     await q(
       `UPDATE contacts SET verification_status = 'invalid', verification_reasons = '{mailbox_unknown}' WHERE id = $1`,
