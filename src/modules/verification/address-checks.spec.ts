@@ -32,6 +32,9 @@ describe('address checks without the network', () => {
     [`${'x'.repeat(250)}@acme.com`, 'syntax'],
     [`${'x'.repeat(65)}@acme.com`, 'syntax'],
     ['a@-acme.com', 'syntax'],
+    // Lengths are octets as sent: the local part in UTF-8 (65 octets), the domain as A-labels (256 in all).
+    [`${'ö'.repeat(32)}x@acme.com`, 'syntax'],
+    [`jane@${Array.from({ length: 4 }, () => `ü${'a'.repeat(50)}`).join('.')}.x-64f02936.test`, 'syntax'],
   ])('%j → syntax', (address) => {
     expect(checkOffline(address)).toEqual({ ok: false, reasons: ['syntax'] });
   });
@@ -56,6 +59,12 @@ describe('address checks without the network', () => {
     expect(checkOffline('"john doe"@Acme.COM')).toMatchObject({ ok: true, domain: 'acme.com', reasons: [] });
     expect(checkOffline('Jane@BÜCHER.de')).toMatchObject({ ok: true, domain: 'xn--bcher-kva.de' });
     expect(checkOffline('a@mail.acme.co.uk')).toMatchObject({ ok: true, registrable: 'acme.co.uk' });
+    expect(checkOffline(`${'ö'.repeat(32)}@acme.com`)).toMatchObject({ ok: true, domain: 'acme.com' });
+    expect(
+      checkOffline(`${'x'.repeat(64)}@${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(57)}.com`),
+    ).toMatchObject({
+      ok: true,
+    });
   });
 
   it('finds disposable, free-mail and role addresses', () => {
