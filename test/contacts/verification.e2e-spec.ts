@@ -13,17 +13,11 @@ import { resetConfig } from '../../src/config/app-config.js';
 import { freePort } from '../../src/config/embedded.js';
 import { api, bootApp, createTenant, type TestTenant } from '../helpers/app.js';
 import { startDnsServer, type DnsServer } from '../helpers/dns-server.js';
+import { verdictReader, type Verification } from '../helpers/verification.js';
 import { waitFor } from '../helpers/wait.js';
 
 // This file checks addresses (against its own DNS servers); test/worker-env.ts turns checking off for the others.
 process.env.VERIFY_ADDRESSES = 'true';
-
-interface Verification {
-  status: string;
-  reasons: string[];
-  suggestion: string | null;
-  checked_at: string | null;
-}
 
 describe('address verification (real DNS over UDP)', () => {
   let app: NestExpressApplication;
@@ -61,13 +55,10 @@ describe('address verification (real DNS over UDP)', () => {
     expect(res.status).toBe(200);
     return res.body.data.id as number;
   };
-  const verificationOf = async (id: number): Promise<Verification> =>
-    (await api(app, t.token).get(`/contacts/${id}`)).body.data.verification as Verification;
-  const checked = (id: number): Promise<Verification> =>
-    waitFor(async () => {
-      const v = await verificationOf(id);
-      return v.status !== 'pending' && v;
-    }, `contact ${id} checked`);
+  const { verificationOf, checked } = verdictReader(
+    () => app,
+    () => t.token,
+  );
 
   it('a new contact starts pending and is checked in the background', async () => {
     const res = await api(app, t.token)
