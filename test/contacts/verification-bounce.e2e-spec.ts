@@ -2,12 +2,14 @@
  * A hard bounce is stronger evidence than DNS (CONTRACT §24): the real engine sends to a contact whose
  * domain checks out (`valid`), a real SMTP server refuses the recipient (550), the bounce makes the
  * verdict `invalid` / `mailbox_unknown`, and no later check (the verify route, a queued re-check, the
- * background pass) turns it back into `valid`. DNS from a local server (test/helpers/dns-server.ts).
+ * background pass) turns it back into `valid`; the migration that added the marker marks the contacts
+ * an earlier hard bounce made invalid. DNS from a local server (test/helpers/dns-server.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
 import { resetConfig } from '../../src/config/app-config.js';
+import { BouncedVerdict1800740000000 } from '../../src/database/migrations/1800740000000-BouncedVerdict.js';
 import { api, bootApp, createTenant, FAST_SENDING, type TestTenant } from '../helpers/app.js';
 import { queries } from '../helpers/db.js';
 import { startDnsServer, type DnsServer } from '../helpers/dns-server.js';
@@ -95,5 +97,39 @@ describe('a hard bounce outweighs a later check (real engine, SMTP and DNS)', ()
       .send({ email: `jane@${domain}`, first_name: 'Jane' });
     expect(await checked(other.body.data.id as number)).toMatchObject({ status: 'valid' });
     expect(await verificationOf(id)).toEqual(bounced);
+  });
+
+  it('the migration marks contacts an earlier hard bounce made invalid, and only those', async () => {
+    const insert = async (email: string, reasons: string[], suppression: string | null): Promise<number> => {
+      const [row] = (await q(
+        `INSERT INTO contacts (workspace_id, email, verification_status, verification_reasons,
+           verification_checked_at, verification_due_at, suppression_reason, suppressed_at)
+         VALUES ($1, $2, 'invalid', $3::text[], now(), NULL, $4, CASE WHEN $4::text IS NULL THEN NULL ELSE now() END)
+         RETURNING id`,
+        [t.workspaceId, email, reasons, suppression],
+      )) as Array<{ id: number }>;
+      return Number(row.id);
+    };
+    const earlier = await insert(`earlier@${domain}`, ['mailbox_unknown'], 'bounced');
+    const probed = await insert(`probed@${domain}`, ['mailbox_unknown'], null);
+    const noMx = await insert(`nomx@${domain}`, ['no_mx'], 'bounced');
+    const runner = db.createQueryRunner();
+    try {
+      await new BouncedVerdict1800740000000().up(runner);
+    } finally {
+      await runner.release();
+    }
+    const marked = async (id: number): Promise<boolean> =>
+      (
+        await one<{ marked: boolean }>(
+          'SELECT verification_bounced_at IS NOT NULL AS marked FROM contacts WHERE id = $1',
+          [id],
+        )
+      ).marked;
+    expect([await marked(earlier), await marked(probed), await marked(noMx)]).toEqual([true, false, false]);
+    const res = await api(app, t.token)
+      .post('/contacts/verify')
+      .send({ contact_ids: [earlier, probed, noMx] });
+    expect(res.body.data).toEqual({ queued: 2 });
   });
 });
