@@ -179,7 +179,7 @@ describe('SMTP probe (VERIFY_SMTP_PROBE=true, local SMTP and DNS servers)', () =
 
   it('a domain with only an A record is probed at the domain itself', async () => {
     expect((await f.verify(`ok@${d('aonly')}`)).verdict).toMatchObject({ status: 'valid', reasons: [] });
-    expect((await f.verify(`nobody@${d('aonly')}`)).verdict).toMatchObject({
+    expect((await f.verify(`gone@${d('aonly')}`)).verdict).toMatchObject({
       status: 'invalid',
       reasons: ['mailbox_unknown'],
     });

@@ -6,23 +6,18 @@
  */
 import { createSocket, type Socket } from 'node:dgram';
 import { randomUUID } from 'node:crypto';
+import { domainToASCII } from 'node:url';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
 import { resetConfig } from '../../src/config/app-config.js';
 import { freePort } from '../../src/config/embedded.js';
 import { api, bootApp, createTenant, type TestTenant } from '../helpers/app.js';
 import { startDnsServer, type DnsServer } from '../helpers/dns-server.js';
+import { verdictReader, type Verification } from '../helpers/verification.js';
 import { waitFor } from '../helpers/wait.js';
 
 // This file checks addresses (against its own DNS servers); test/worker-env.ts turns checking off for the others.
 process.env.VERIFY_ADDRESSES = 'true';
-
-interface Verification {
-  status: string;
-  reasons: string[];
-  suggestion: string | null;
-  checked_at: string | null;
-}
 
 describe('address verification (real DNS over UDP)', () => {
   let app: NestExpressApplication;
@@ -60,13 +55,10 @@ describe('address verification (real DNS over UDP)', () => {
     expect(res.status).toBe(200);
     return res.body.data.id as number;
   };
-  const verificationOf = async (id: number): Promise<Verification> =>
-    (await api(app, t.token).get(`/contacts/${id}`)).body.data.verification as Verification;
-  const checked = (id: number): Promise<Verification> =>
-    waitFor(async () => {
-      const v = await verificationOf(id);
-      return v.status !== 'pending' && v;
-    }, `contact ${id} checked`);
+  const { verificationOf, checked } = verdictReader(
+    () => app,
+    () => t.token,
+  );
 
   it('a new contact starts pending and is checked in the background', async () => {
     const res = await api(app, t.token)
@@ -135,6 +127,96 @@ describe('address verification (real DNS over UDP)', () => {
       if (status === 'invalid') expect(res.body.data.verification.reasons).toEqual(['syntax']);
     }
     expect((await api(app, t.token).post('/contacts/999999999/verify')).status).toBe(404);
+  });
+
+  describe('bad and unusual addresses through the API: a verdict or a clear 422, never a 500', () => {
+    // A dotted domain of 189 characters under the run's own name, so a 254-character address resolves.
+    const long = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(60 - d('x').length)}.${d('x')}`;
+    const idn = `bücher-${run}.test`;
+    const idnAscii = domainToASCII(idn);
+    const longIdn = `${Array.from({ length: 4 }, () => `ü${'a'.repeat(50)}`).join('.')}.${d('x')}`;
+    beforeAll(() => {
+      for (const domain of [long, idnAscii, domainToASCII(longIdn)])
+        dns.add(domain, { type: 'MX', exchange: `mx.${domain}`, priority: 10 });
+    });
+
+    it('addresses POST /contacts takes: each is checked, POST /contacts/{id}/verify answers its verdict', async () => {
+      const good = d('good');
+      const accepted: Array<[string, string, string, string[]]> = [
+        // [sent, stored, status, reasons]
+        [`"john doe"@${good}`, `"john doe"@${good}`, 'valid', []],
+        [`"a..b"@${good}`, `"a..b"@${good}`, 'valid', []],
+        [`".john"@${good}`, `".john"@${good}`, 'valid', []],
+        [`"info"@${good}`, `"info"@${good}`, 'risky', ['role']],
+        [`Jane@${good.toUpperCase()}`, `jane@${good}`, 'valid', []],
+        [`  Mixed.Case+Tag@${good}  `, `mixed.case+tag@${good}`, 'valid', []],
+        [`jane@${idn}`, `jane@${idn}`, 'valid', []],
+        [`jane@${idnAscii}`, `jane@${idnAscii}`, 'valid', []],
+        [`jösé@${good}`, `jösé@${good}`, 'valid', []],
+        [`用户@${good}`, `用户@${good}`, 'valid', []],
+        [`${'x'.repeat(64)}@${long}`, `${'x'.repeat(64)}@${long}`, 'valid', []],
+        [`jane@例子-${run}.test`, `jane@例子-${run}.test`, 'invalid', ['no_domain']],
+        // 228 characters as typed, but 256 as sent (the domain as A-labels): over RFC 5321's 254.
+        [`jane@${longIdn}`, `jane@${longIdn}`, 'invalid', ['syntax']],
+      ];
+      expect(`jane@${domainToASCII(longIdn)}`).toHaveLength(256);
+      expect(`${'x'.repeat(64)}@${long}`).toHaveLength(254);
+      const ids: number[] = [];
+      for (const [sent, stored] of accepted) {
+        const created = await api(app, t.token).post('/contacts').send({ email: sent, first_name: 'Pat' });
+        expect([sent, created.status]).toEqual([sent, 200]);
+        expect(created.body.data.email).toBe(stored);
+        ids.push(created.body.data.id as number);
+      }
+      for (const [i, [sent, , status, reasons]] of accepted.entries()) {
+        const checkedInBackground = await checked(ids[i]);
+        expect([sent, checkedInBackground.status, checkedInBackground.reasons]).toEqual([
+          sent,
+          status,
+          reasons,
+        ]);
+        const res = await api(app, t.token).post(`/contacts/${ids[i]}/verify`);
+        expect([sent, res.status]).toEqual([sent, 200]);
+        expect([sent, res.body.data.verification.status, res.body.data.verification.reasons]).toEqual([
+          sent,
+          status,
+          reasons,
+        ]);
+      }
+    });
+
+    it('addresses POST /contacts refuses: 422 on the email field; stored anyway (an older version, a direct write), verify says invalid / syntax', async () => {
+      const good = d('good');
+      const refused = [
+        'user@[192.0.2.1]',
+        'user@[IPv6:2001:db8::1]',
+        `${'x'.repeat(65)}@${long}`,
+        `${'x'.repeat(64)}@${long.replace('c', 'cc')}`,
+        `user@${good}.`,
+        `.user@${good}`,
+        `user.@${good}`,
+        `us..er@${good}`,
+        `@${good}`,
+        `user@${good.replace('.', '..')}`,
+        `user@-${good}`,
+        'user@localhost',
+      ];
+      for (const email of refused) {
+        const res = await api(app, t.token).post('/contacts').send({ email, first_name: 'Pat' });
+        expect([email, res.status]).toEqual([email, 422]);
+        expect([email, res.body.error]).toMatchObject([email, { type: 'validation_failed', field: 'email' }]);
+        const [row] = (await db.query(
+          `INSERT INTO contacts (workspace_id, email, verification_due_at) VALUES ($1, $2, NULL) RETURNING id`,
+          [t.workspaceId, email.toLowerCase()],
+        )) as Array<{ id: number }>;
+        const verified = await api(app, t.token).post(`/contacts/${row.id}/verify`);
+        expect([email, verified.status]).toEqual([email, 200]);
+        expect([email, verified.body.data.verification]).toMatchObject([
+          email,
+          { status: 'invalid', reasons: ['syntax'], suggestion: null },
+        ]);
+      }
+    });
   });
 
   it('GET /contacts?verification= filters; a bad value is 422', async () => {

@@ -275,7 +275,7 @@ export interface paths {
         put?: never;
         /**
          * Check the contact's address now; answers the contact with its new verdict within 10 s
-         * @description Check the contact's address now; answers the contact with its new verdict within 10 s.
+         * @description A verdict set by a hard bounce (`invalid` / `mailbox_unknown`) is stronger evidence than any check and is answered as it is, unchecked.
          *
          *     Requires an API key with scope `contacts:write`.
          *
@@ -2169,7 +2169,7 @@ export interface components {
             verification?: string;
         };
         VerifyQueuedDto: {
-            /** @description Contacts queued for a check in the background */
+            /** @description Contacts queued for a check in the background (a contact whose verdict a hard bounce set is never checked again, so not queued) */
             queued: number;
         };
         WebhookDeliveryResponseDto: {

@@ -27,6 +27,7 @@ import { InboxHealthCheckClaim1800350000000 } from './1800350000000-InboxHealthC
 import { AddressVerification1800400000000 } from './1800400000000-AddressVerification.js';
 import { ProviderApis1800500000000 } from './1800500000000-ProviderApis.js';
 import { StepMetricsSubsequence1800600000000 } from './1800600000000-StepMetricsSubsequence.js';
+import { BouncedVerdict1800740000000 } from './1800740000000-BouncedVerdict.js';
 
 export const MIGRATIONS: Array<new () => object> = [
   Init1795318086464,
@@ -54,4 +55,5 @@ export const MIGRATIONS: Array<new () => object> = [
   AddressVerification1800400000000,
   ProviderApis1800500000000,
   StepMetricsSubsequence1800600000000,
+  BouncedVerdict1800740000000,
 ];

@@ -48,7 +48,7 @@ export class ContactVerificationRepository {
   async claimDueAcrossWorkspaces(limit: number, leaseSeconds: number): Promise<ClaimedForVerification[]> {
     const found = await pgPool(this.db).query<Record<string, unknown>>(
       `UPDATE contacts c SET verification_due_at = now() + make_interval(secs => $2)
-       FROM (SELECT id FROM contacts WHERE verification_due_at <= now()
+       FROM (SELECT id FROM contacts WHERE verification_due_at <= now() AND verification_bounced_at IS NULL
              ORDER BY verification_due_at LIMIT $1 FOR UPDATE SKIP LOCKED) due
        WHERE c.id = due.id
        RETURNING c.id, c.workspace_id, c.email, c.verification_due_at`,
@@ -62,7 +62,11 @@ export class ContactVerificationRepository {
     }));
   }
 
-  /** Verdicts of many contacts in one statement; a claimed one only while it still carries its lease. */
+  /**
+   * Verdicts of many contacts in one statement; a claimed one only while it still carries its lease,
+   * none over a hard bounce's verdict (`verification_bounced_at`: the bounce is stronger evidence than
+   * any check, and may have landed while the check ran).
+   */
   async saveVerdictsAcrossWorkspaces(verdicts: VerdictWrite[]): Promise<number> {
     if (verdicts.length === 0) return 0;
     const result = await pgPool(this.db).query(
@@ -70,7 +74,7 @@ export class ContactVerificationRepository {
          verification_suggestion = v.suggestion, verification_checked_at = now(), verification_due_at = v.next
        FROM (SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::text[], $5::text[],
                $6::timestamptz[], $7::timestamptz[]) AS x(ws, id, status, reasons, suggestion, next, lease)) v
-       WHERE c.workspace_id = v.ws AND c.id = v.id
+       WHERE c.workspace_id = v.ws AND c.id = v.id AND c.verification_bounced_at IS NULL
          AND (v.lease IS NULL OR c.verification_due_at = v.lease)`,
       [
         verdicts.map((v) => v.workspaceId),
@@ -86,28 +90,33 @@ export class ContactVerificationRepository {
     return rowCount(result);
   }
 
-  /** One contact's address, for a check asked through the API. */
-  async emailOf(workspaceId: WorkspaceId, id: number): Promise<string | null> {
-    const found = await pgPool(this.db).query<{ email: string }>(
-      'SELECT email FROM contacts WHERE workspace_id = $1 AND id = $2',
+  /** One contact's address for a check asked through the API, and whether a hard bounce settled its verdict. */
+  async addressOf(workspaceId: WorkspaceId, id: number): Promise<{ email: string; bounced: boolean } | null> {
+    const found = await pgPool(this.db).query<{ email: string; bounced: boolean }>(
+      'SELECT email, verification_bounced_at IS NOT NULL AS bounced FROM contacts WHERE workspace_id = $1 AND id = $2',
       [workspaceId, id],
     );
-    return found.rows[0]?.email ?? null;
+    return found.rows[0] ?? null;
   }
 
-  /** Contacts by id made due now (the ones of the workspace; others are ignored); how many. */
+  /**
+   * Contacts by id made due now (the ones of the workspace whose verdict no hard bounce settled; others
+   * are ignored); how many.
+   */
   async requeueIds(workspaceId: WorkspaceId, ids: number[]): Promise<number> {
     const result = await pgPool(this.db).query(
       `UPDATE contacts SET verification_due_at = now()
-       WHERE workspace_id = $1 AND id = ANY($2::bigint[])`,
+       WHERE workspace_id = $1 AND id = ANY($2::bigint[]) AND verification_bounced_at IS NULL`,
       [workspaceId, ids],
     );
     return rowCount(result);
   }
 
-  /** Every contact the list filters select made due now; how many. */
+  /** Every contact the list filters select made due now (a hard bounce's verdict aside); how many. */
   async requeueMatching(workspaceId: WorkspaceId, filter: ContactListFilter): Promise<number> {
-    const where = new SqlConditions().where('workspace_id = ?', workspaceId);
+    const where = new SqlConditions()
+      .where('workspace_id = ?', workspaceId)
+      .where('verification_bounced_at IS NULL');
     if (filter.stages !== undefined) where.where('stage = ANY(?)', filter.stages);
     if (filter.email !== undefined) where.where('email = ?', filter.email);
     if (filter.verification !== undefined) where.where('verification_status = ANY(?)', filter.verification);
@@ -123,12 +132,16 @@ export class ContactVerificationRepository {
     return rowCount(result);
   }
 
-  /** A hard bounce (§18): the address is `invalid` with `mailbox_unknown`, in the caller's transaction. */
+  /**
+   * A hard bounce (§18): the address is `invalid` with `mailbox_unknown`, in the caller's transaction,
+   * and stays so (`verification_bounced_at`): no later check replaces a bounce's verdict.
+   */
   async markHardBounced(workspaceId: WorkspaceId, contactId: number, manager: EntityManager): Promise<void> {
     await rows(
       manager,
       `UPDATE contacts SET verification_status = 'invalid', verification_reasons = ARRAY['mailbox_unknown'],
-         verification_suggestion = NULL, verification_checked_at = now(), verification_due_at = NULL
+         verification_suggestion = NULL, verification_checked_at = now(), verification_due_at = NULL,
+         verification_bounced_at = now()
        WHERE workspace_id = $1 AND id = $2`,
       [workspaceId, contactId],
     );

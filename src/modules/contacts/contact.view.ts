@@ -41,7 +41,13 @@ export interface VerificationView {
 /** A contact's fields (its workspace aside) with timestamps of type T: Date from the ORM, PostgreSQL's text from the list query. */
 type ContactRecord<T> = Omit<
   Contact,
-  'workspaceId' | 'createdAt' | 'updatedAt' | 'suppressedAt' | 'verificationCheckedAt' | 'verificationDueAt'
+  | 'workspaceId'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'suppressedAt'
+  | 'verificationCheckedAt'
+  | 'verificationDueAt'
+  | 'verificationBouncedAt'
 > & {
   createdAt: T;
   updatedAt: T;
@@ -93,6 +99,7 @@ export function contactFromRow(row: Record<string, unknown>): Contact {
     ...recordOfRow(row, dateOf),
     workspaceId: asWorkspaceId(row.workspace_id as string),
     verificationDueAt: row.verification_due_at == null ? null : dateOf(row.verification_due_at),
+    verificationBouncedAt: row.verification_bounced_at == null ? null : dateOf(row.verification_bounced_at),
   };
 }
 

@@ -104,10 +104,10 @@ function asciiDomain(raw: string): string | null {
 }
 
 /**
- * Syntax first: an address the RFC 5321/6531 grammar does not take, one over 254 characters, an
- * address literal (`[192.0.2.1]`: nothing to look up, and the service does not send to one), a
- * trailing dot or a domain without a dot is `syntax`. Then the list checks on the domain and the
- * local part.
+ * Syntax first: an address the RFC 5321/6531 grammar does not take, one over 254 octets as sent (the
+ * local part in UTF-8, at most 64 octets; the domain as A-labels), an address literal (`[192.0.2.1]`:
+ * nothing to look up, and the service does not send to one), a trailing dot or a domain without a dot
+ * is `syntax`. Then the list checks on the domain and the local part.
  */
 export function checkOffline(address: unknown): OfflineCheck {
   const syntax = { ok: false, reasons: ['syntax'] } as const satisfies OfflineCheck;
@@ -122,10 +122,14 @@ export function checkOffline(address: unknown): OfflineCheck {
   }
   const rawDomain = parsed.domainPart?.DomainName;
   const local = parsed.localPart ? Object.values(parsed.localPart)[0] : undefined;
-  if (typeof rawDomain !== 'string' || typeof local !== 'string' || local.length > 64)
-    return { ...syntax, reasons: ['syntax'] };
+  if (typeof rawDomain !== 'string' || typeof local !== 'string') return { ...syntax, reasons: ['syntax'] };
   const domain = asciiDomain(rawDomain);
   if (!domain) return { ...syntax, reasons: ['syntax'] };
+  // RFC 5321's limits are octets as the address travels: the local part in UTF-8 (RFC 6531), the
+  // domain as A-labels. An IDN can be short as typed and too long as sent.
+  const localOctets = Buffer.byteLength(local, 'utf8');
+  if (localOctets > 64 || localOctets + 1 + domain.length > EMAIL_MAX_LENGTH)
+    return { ...syntax, reasons: ['syntax'] };
 
   const reasons: VerificationReason[] = [];
   let suggestion: string | null = null;

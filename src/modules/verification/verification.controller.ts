@@ -53,6 +53,8 @@ export class VerificationController {
   @ApiOperation({
     operationId: 'v1.contacts.verify',
     summary: "Check the contact's address now; answers the contact with its new verdict within 10 s",
+    description:
+      'A verdict set by a hard bounce (`invalid` / `mailbox_unknown`) is stronger evidence than any check and is answered as it is, unchecked.',
   })
   @ApiDataResponse(ContactResponseDto)
   @ApiErrorResponses(404)

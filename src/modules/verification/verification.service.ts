@@ -53,11 +53,15 @@ export class VerificationService {
     return claimed.length >= VERIFY_CLAIM_BATCH;
   }
 
-  /** `POST /contacts/{id}/verify`: checks now (bounded by the DNS deadline) and stores the verdict. */
+  /**
+   * `POST /contacts/{id}/verify`: checks now (bounded by the DNS deadline) and stores the verdict. A
+   * verdict a hard bounce set is kept as it is, without a check: the bounce is stronger evidence.
+   */
   async verifyNow(workspaceId: WorkspaceId, id: number): Promise<void> {
-    const email = await this.contacts.emailOf(workspaceId, id);
-    if (email === null) throw ApiError.notFound();
-    const verdict = await this.verifier.verify(email);
+    const address = await this.contacts.addressOf(workspaceId, id);
+    if (address === null) throw ApiError.notFound();
+    if (address.bounced) return;
+    const verdict = await this.verifier.verify(address.email);
     await this.contacts.saveVerdictsAcrossWorkspaces([
       { workspaceId, id, ...verdict, nextDueAt: nextDueOf(verdict), lease: null },
     ]);

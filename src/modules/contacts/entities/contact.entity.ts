@@ -67,6 +67,11 @@ export class Contact {
   @Timestamp() verificationCheckedAt: Date | null;
   /** When the background check is next due (now for a new contact); null when none is. */
   @Timestamp({ default: () => 'now()' }) verificationDueAt: Date | null;
+  /**
+   * When a hard bounce made the verdict `invalid` / `mailbox_unknown`; while set, no check replaces
+   * it (the email, the contact's identity, never changes).
+   */
+  @Timestamp() verificationBouncedAt: Date | null;
   @CreatedAt() createdAt: Date;
   @UpdatedAt() updatedAt: Date;
 }

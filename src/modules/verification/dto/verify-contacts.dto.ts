@@ -73,6 +73,10 @@ export class VerifyContactsDto {
 }
 
 export class VerifyQueuedDto {
-  @ApiProperty({ minimum: 0, description: 'Contacts queued for a check in the background' })
+  @ApiProperty({
+    minimum: 0,
+    description:
+      'Contacts queued for a check in the background (a contact whose verdict a hard bounce set is never checked again, so not queued)',
+  })
   queued: number;
 }
