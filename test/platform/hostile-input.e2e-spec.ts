@@ -25,10 +25,12 @@ function partialUpload(
       path: opts.path,
       headers: opts.headers,
     });
+    // Generous: a loaded CI machine once took over 3 s to inflate the 64 MB bomb up to the limit; a server
+    // that waits for the rest of a body never answers at all.
     const timer = setTimeout(() => {
       req.destroy();
       resolve('no answer');
-    }, opts.waitMs ?? 3000);
+    }, opts.waitMs ?? 15_000);
     req.on('response', (res: IncomingMessage) => {
       let text = '';
       res.on('data', (d: Buffer) => (text += d.toString()));

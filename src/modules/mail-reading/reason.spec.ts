@@ -201,7 +201,10 @@ describe('decideReason: cost', () => {
     for (const text of nasty) {
       const t0 = performance.now();
       for (let i = 0; i < 20; i++) decideReason(input(text, null, 550));
-      expect(performance.now() - t0).toBeLessThan(200);
+      // A guard on the order of growth, not a speed target (bench/mail-reading.mjs measures speed): a
+      // backtracking pattern costs seconds to hours on these inputs; linear reading takes about 10 ms
+      // here, and 365 ms was seen on a CI machine loaded by other work.
+      expect(performance.now() - t0).toBeLessThan(2000);
     }
   });
 });
