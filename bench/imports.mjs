@@ -6,6 +6,15 @@
  * the same indexes, and a multi-row INSERT (unnest arrays via pg) of them, in the same run.
  * BENCH_RUNS (3) runs of each; best and median are printed (the machine may be shared).
  *
+ * The import's own rate with address verification off and on, in the same run (BENCH_IMPORT_VERIFY:
+ * `both`, the default, or `off` / `on` alone): each run starts the service afresh, with
+ * VERIFY_ADDRESSES=false, or with VERIFY_ADDRESSES=true and DNS_SERVERS at a local DNS server answering
+ * every MX question BENCH_DNS_DELAY_MS (5 ms) late, so the `contact-verification` loop checks the
+ * imported contacts while the import runs, in the same process (APP_ROLE=all). Off and on runs
+ * alternate, so a shared machine's load moves both alike. An `on` run also waits until every contact
+ * it imported is checked, and reports how long that took from the POST. The `service_*` figures and
+ * the ratio to COPY are the first mode's (verification off when both run).
+ *
  *   npx nest build && node bench/imports.mjs
  *
  * Uses DATABASE_URL's server (a scratch database is created and dropped) and REDIS_URL (default
@@ -20,6 +29,9 @@ import * as lib from './lib.mjs';
 
 const { root, sleep, freePort, connect, withClient, stopProcess } = lib;
 const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
+const PHASES = { both: ['off', 'on'], off: ['off'], on: ['on'] }[process.env.BENCH_IMPORT_VERIFY ?? 'both'];
+if (!PHASES) throw new Error('BENCH_IMPORT_VERIFY: both, off or on');
+const DNS_DELAY_MS = Number(process.env.BENCH_DNS_DELAY_MS ?? 5);
 /** Runs of each side (fresh addresses each run); the best and the median are reported. */
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 3));
 const log = (...a) => console.error('[bench:imports]', ...a);
@@ -54,12 +66,13 @@ function rssMb(pid) {
   }
 }
 
-/** The service, ready once it logs `listening on`; an exit before the run is over is reported. */
-async function startService() {
+/** The service, ready once it logs `listening on`; an exit before it is stopped is reported. */
+async function startService(extraEnv) {
   // BENCH_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) go to the service process.
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  stopping = false;
   const { proc, tail } = await lib.startProcess({
-    env,
+    env: { ...env, ...extraEnv },
     script: join(root, 'dist/main.js'),
     readyLine: 'listening on',
     what: 'service',
@@ -148,10 +161,97 @@ async function copyBaseline(client, rows, workspaceId) {
   return { copySeconds, insertSeconds };
 }
 
+/** The contacts of `workspaceId` due for their first check. */
+async function pendingChecks(client, workspaceId) {
+  const {
+    rows: [{ n }],
+  } = await client.query(
+    `SELECT count(*)::int AS n FROM contacts WHERE workspace_id = $1 AND verification_status = 'pending'
+       AND verification_due_at IS NOT NULL`,
+    [workspaceId],
+  );
+  return n;
+}
+
+/**
+ * One import of ROWS fresh rows (numbered `run`) through a service started for it with verification
+ * `mode` ('off' or 'on'). Returns its times and the service's RSS before and at its peak.
+ */
+async function importRun({ mode, run, client, workspaceId, token, dnsAddress }) {
+  // The contacts of earlier runs with verification off are left unchecked (not due), so the loop checks
+  // only this run's; the table is vacuumed, so a run does not pay for the dead rows of the one before.
+  if (mode === 'on')
+    await client.query(
+      `UPDATE contacts SET verification_due_at = NULL WHERE workspace_id = $1 AND verification_status = 'pending'`,
+      [workspaceId],
+    );
+  await client.query('VACUUM ANALYZE contacts');
+  const service = await startService(
+    mode === 'on' ? { VERIFY_ADDRESSES: 'true', DNS_SERVERS: dnsAddress } : { VERIFY_ADDRESSES: 'false' },
+  );
+  try {
+    const base = `http://127.0.0.1:${port}/api/v1`;
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const waitDone = async (id) => {
+      for (;;) {
+        const res = await fetch(`${base}/imports/${id}`, { headers });
+        if (res.status !== 200)
+          throw new Error(`GET /imports/${id} answered ${res.status}: ${await res.text()}`);
+        const view = (await res.json()).data;
+        if (view.status === 'completed' || view.status === 'failed') return view;
+        await sleep(25);
+      }
+    };
+    // Warm-up: one small import so first-request costs (JIT, pools) are not measured.
+    const warm = await fetch(`${base}/contacts/import`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ contacts: [{ email: `warmup-${run}@example.com` }] }),
+    });
+    await waitDone((await warm.json()).data.id);
+    if (mode === 'on') while ((await pendingChecks(client, workspaceId)) > 0) await sleep(50);
+    const rssBefore = rssMb(service.pid);
+    let rssPeak = rssBefore;
+    const sampler = setInterval(() => {
+      rssPeak = Math.max(rssPeak, rssMb(service.pid));
+    }, 25);
+
+    const rows = makeRows(ROWS, run);
+    const body = JSON.stringify({ contacts: rows });
+    if (run === 0) log(`${ROWS} rows, request body ${(body.length / 1e6).toFixed(1)} MB, ${RUNS} runs`);
+    const started = performance.now();
+    const res = await fetch(`${base}/contacts/import`, { method: 'POST', headers, body });
+    const accepted = await res.json();
+    if (res.status !== 202) throw new Error(`POST answered ${res.status}: ${JSON.stringify(accepted)}`);
+    const acceptedSeconds = (performance.now() - started) / 1000;
+    const view = await waitDone(accepted.data.id);
+    const seconds = (performance.now() - started) / 1000;
+    if (view.status !== 'completed' || view.created_count !== ROWS) {
+      throw new Error(`import did not complete as expected: ${JSON.stringify(view).slice(0, 500)}`);
+    }
+    // With verification on: until every contact of the run is checked (the next run starts after).
+    let checkedSeconds = null;
+    if (mode === 'on') {
+      while ((await pendingChecks(client, workspaceId)) > 0) await sleep(50);
+      checkedSeconds = (performance.now() - started) / 1000;
+    }
+    clearInterval(sampler);
+    rssPeak = Math.max(rssPeak, rssMb(service.pid));
+    log(
+      `service run ${run + 1}, verification ${mode}: ${seconds.toFixed(2)} s (202 after ${acceptedSeconds.toFixed(2)} s)` +
+        (checkedSeconds === null ? '' : `, all checked after ${checkedSeconds.toFixed(2)} s`),
+    );
+    return { run, seconds, acceptedSeconds, checkedSeconds, rssBefore, rssPeak };
+  } finally {
+    stopping = true;
+    await stopProcess(service, 8000);
+  }
+}
+
 async function main() {
   await admin(`CREATE DATABASE ${dbName}`);
   let client;
-  let service;
+  let dns;
   try {
     Object.assign(process.env, env);
     const { runMigrations } = await import(join(root, 'dist/database/migrate.js'));
@@ -164,7 +264,7 @@ async function main() {
       '--import-row-cap',
       String(ROWS),
       '--max-contacts',
-      String(ROWS * (RUNS + 1)),
+      String(ROWS * (RUNS * PHASES.length + 1)),
     );
     const ws = await cli('workspace:create', '--org', org.id, '--name', 'Bench');
     const key = await cli(
@@ -175,51 +275,32 @@ async function main() {
       ws.id,
       '--scopes',
       'imports:write,imports:read',
+      // Far above the polling of GET /imports/{id}: a slow run (a busy machine, checks on) must not
+      // meet the key's rate limit.
+      '--rate-limit',
+      '1000000000',
     );
-    service = await startService();
-    const base = `http://127.0.0.1:${port}/api/v1`;
-    const headers = { authorization: `Bearer ${key.token}`, 'content-type': 'application/json' };
-    const waitDone = async (id) => {
-      for (;;) {
-        const view = (await (await fetch(`${base}/imports/${id}`, { headers })).json()).data;
-        if (view.status === 'completed' || view.status === 'failed') return view;
-        await sleep(25);
+    dns = await lib.mxDnsServer({ delayMs: DNS_DELAY_MS });
+    const phases = Object.fromEntries(PHASES.map((mode) => [mode, []]));
+    for (let r = 0; r < RUNS; r += 1) {
+      for (const [i, mode] of PHASES.entries()) {
+        phases[mode].push(
+          await importRun({
+            mode,
+            run: r * PHASES.length + i,
+            client,
+            workspaceId: ws.id,
+            token: key.token,
+            dnsAddress: dns.address,
+          }),
+        );
       }
-    };
-    // Warm-up: one small import so first-request costs (JIT, pools) are not measured.
-    const warm = await fetch(`${base}/contacts/import`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ contacts: [{ email: 'warmup@example.com' }] }),
-    });
-    await waitDone((await warm.json()).data.id);
-    const rssBefore = rssMb(service.pid);
-    let rssPeak = rssBefore;
-    const sampler = setInterval(() => {
-      rssPeak = Math.max(rssPeak, rssMb(service.pid));
-    }, 25);
-
-    const runs = [];
-    let rows;
-    for (let run = 0; run < RUNS; run += 1) {
-      rows = makeRows(ROWS, run);
-      const body = JSON.stringify({ contacts: rows });
-      if (run === 0) log(`${ROWS} rows, request body ${(body.length / 1e6).toFixed(1)} MB, ${RUNS} runs`);
-      const started = performance.now();
-      const res = await fetch(`${base}/contacts/import`, { method: 'POST', headers, body });
-      const accepted = await res.json();
-      if (res.status !== 202) throw new Error(`POST answered ${res.status}: ${JSON.stringify(accepted)}`);
-      const acceptedSeconds = (performance.now() - started) / 1000;
-      const view = await waitDone(accepted.data.id);
-      const seconds = (performance.now() - started) / 1000;
-      if (view.status !== 'completed' || view.created_count !== ROWS) {
-        throw new Error(`import did not complete as expected: ${JSON.stringify(view).slice(0, 500)}`);
-      }
-      log(`service run ${run + 1}: ${seconds.toFixed(2)} s (202 after ${acceptedSeconds.toFixed(2)} s)`);
-      runs.push({ seconds, acceptedSeconds });
     }
-    clearInterval(sampler);
-    rssPeak = Math.max(rssPeak, rssMb(service.pid));
+    const runs = phases[PHASES[0]];
+    // The last run's rows again, for the baselines.
+    const rows = makeRows(ROWS, runs[runs.length - 1].run);
+    const rssBefore = Math.min(...runs.map((x) => x.rssBefore));
+    const rssPeak = Math.max(...runs.map((x) => x.rssPeak));
     const {
       rows: [{ n }],
     } = await client.query('SELECT count(*)::int AS n FROM contacts WHERE workspace_id = $1', [ws.id]);
@@ -247,10 +328,28 @@ async function main() {
     const copyMedian = copyTimes.length ? median(copyTimes) : null;
     const insertBest = best(copies.map((c) => c.insertSeconds));
     const perSecond = ROWS / serviceBest;
+    /** One phase's figures: the import's rate, and with verification on how soon all were checked. */
+    const phaseFigures = (p) => {
+      const checked = p.map((r) => r.checkedSeconds).filter((x) => x !== null);
+      return {
+        rows_per_second_best: Math.round(ROWS / best(p.map((r) => r.seconds))),
+        rows_per_second_median: Math.round(ROWS / median(p.map((r) => r.seconds))),
+        seconds: p.map((r) => round(r.seconds)),
+        rss_growth_mb_max: Math.round(Math.max(...p.map((r) => r.rssPeak - r.rssBefore))),
+        ...(checked.length
+          ? {
+              all_checked_seconds: checked.map((x) => round(x)),
+              checked_per_second_best: Math.round(ROWS / best(checked)),
+            }
+          : {}),
+      };
+    };
+    const verification = Object.fromEntries(PHASES.map((mode) => [mode, phaseFigures(phases[mode])]));
     const result = {
       bench: 'imports',
       rows: ROWS,
       runs: RUNS,
+      verification_phases: PHASES,
       service_seconds_best: round(serviceBest),
       service_seconds_median: round(serviceMedian),
       service_accepted_seconds_best: round(best(runs.map((r) => r.acceptedSeconds))),
@@ -259,6 +358,13 @@ async function main() {
       service_rss_before_mb: Math.round(rssBefore),
       service_rss_peak_mb: Math.round(rssPeak),
       service_rss_growth_mb: Math.round(rssPeak - rssBefore),
+      verification_off: verification.off ?? null,
+      verification_on: verification.on ?? null,
+      verification_on_to_off_median:
+        verification.on && verification.off
+          ? round(verification.on.rows_per_second_median / verification.off.rows_per_second_median)
+          : null,
+      dns_queries: dns.queries(),
       copy_seconds_best: copyBest === null ? null : round(copyBest),
       copy_rows_per_second_best: copyBest === null ? null : Math.round(ROWS / copyBest),
       insert_unnest_seconds_best: round(insertBest),
@@ -271,11 +377,20 @@ async function main() {
       target: { rows_per_second: 20000, rss_growth_mb: 300 },
       met: perSecond >= 20000 && rssPeak - rssBefore < 300,
     };
+    const line = (mode, f) =>
+      `import of ${ROWS} rows, verification ${mode.padEnd(3)}: ${String(f.rows_per_second_median).padStart(6)} rows/s median, ${String(f.rows_per_second_best).padStart(6)} best` +
+      (f.checked_per_second_best
+        ? `; all checked ${f.all_checked_seconds.join(', ')} s after the POST (${f.checked_per_second_best} contacts/s best)`
+        : '');
+    for (const mode of PHASES) console.log(line(mode, verification[mode]));
+    if (result.verification_on_to_off_median !== null)
+      console.log(
+        `verification on / off (median): ${(result.verification_on_to_off_median * 100).toFixed(0)} %`,
+      );
     console.log(JSON.stringify(result));
   } finally {
-    stopping = true;
-    await stopProcess(service, 8000);
     await client?.end().catch(() => {});
+    await dns?.close();
     await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch((e) => log('drop failed', e.message));
     await lib
       .deleteRedisPrefix(env.REDIS_URL, env.REDIS_PREFIX)

@@ -1,7 +1,7 @@
 /**
  * Pieces the benchmark scripts share: free ports, scratch-database clients, the admin CLI, child
  * processes that must answer before a run, autocannon with the server's own CPU per request, /proc
- * readings and Redis clean-up.
+ * readings, Redis clean-up and a DNS server for address verification.
  */
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import autocannon from 'autocannon';
+import dns2 from 'dns2';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { SMTPServer } from 'smtp-server';
@@ -181,6 +182,40 @@ export function scratch(kind) {
   const u = new URL(adminUrl);
   u.pathname = `/${dbName}`;
   return { adminUrl, dbName, dbUrl: u.toString(), redisPrefix: `bench:${dbName}` };
+}
+
+/**
+ * A local DNS server (dns2, UDP on 127.0.0.1) answering every MX question with one host, `mx.<name>`,
+ * `delayMs` late, so address verification runs without outside DNS: `address` for DNS_SERVERS,
+ * `queries()` the questions received so far, `close()`.
+ */
+export async function mxDnsServer({ delayMs = 5 } = {}) {
+  const { Packet } = dns2;
+  let queries = 0;
+  const server = dns2.createServer({
+    udp: true,
+    handle: (request, send) => {
+      queries++;
+      const response = Packet.createResponseFromRequest(request);
+      const [q] = request.questions;
+      if (q.type === Packet.TYPE.MX)
+        response.answers.push({
+          name: q.name,
+          type: Packet.TYPE.MX,
+          class: Packet.CLASS.IN,
+          ttl: 300,
+          exchange: `mx.${q.name}`,
+          priority: 10,
+        });
+      setTimeout(() => void send(response), delayMs);
+    },
+  });
+  await server.listen({ udp: { port: 0, address: '127.0.0.1' } });
+  return {
+    address: `127.0.0.1:${server.addresses().udp.port}`,
+    queries: () => queries,
+    close: () => server.close(),
+  };
 }
 
 /**

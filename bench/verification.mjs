@@ -12,8 +12,7 @@
  * Needs no database. Prints a table on stdout, then one JSON object.
  */
 import { join } from 'node:path';
-import dns2 from 'dns2';
-import { root } from './lib.mjs';
+import { mxDnsServer, root } from './lib.mjs';
 
 const { checkOffline } = await import(join(root, 'dist/modules/verification/address-checks.js'));
 const { MailDns } = await import(join(root, 'dist/modules/verification/mail-dns.js'));
@@ -23,29 +22,8 @@ const BASELINE = Number(process.env.BENCH_VERIFY_BASELINE_CONTACTS ?? 5_000);
 const DELAY = Number(process.env.BENCH_DNS_DELAY_MS ?? 5);
 const log = (...a) => console.error('[bench:verification]', ...a);
 
-const { Packet } = dns2;
-let queries = 0;
-const server = dns2.createServer({
-  udp: true,
-  handle: (request, send) => {
-    queries++;
-    const response = Packet.createResponseFromRequest(request);
-    const [q] = request.questions;
-    if (q.type === Packet.TYPE.MX)
-      response.answers.push({
-        name: q.name,
-        type: Packet.TYPE.MX,
-        class: Packet.CLASS.IN,
-        ttl: 300,
-        exchange: `mx.${q.name}`,
-        priority: 10,
-      });
-    setTimeout(() => void send(response), DELAY);
-  },
-});
-await server.listen({ udp: { port: 0, address: '127.0.0.1' } });
-const { port } = server.addresses().udp;
-const servers = [`127.0.0.1:${port}`];
+const dns = await mxDnsServer({ delayMs: DELAY });
+const servers = [dns.address];
 
 const addresses = Array.from({ length: CONTACTS }, (_, i) => `person${i}@company${i % DOMAINS}.example`);
 
@@ -66,18 +44,17 @@ async function checkAll(list, mailDns) {
 }
 
 log(`baseline: ${BASELINE} contacts, cache off`);
-queries = 0;
 const uncached = new MailDns({ servers, positiveTtlMs: 0, negativeTtlMs: 0, failureTtlMs: 0 });
 const base = await checkAll(addresses.slice(0, BASELINE), uncached);
-const baseQueries = queries;
+const baseQueries = dns.queries();
 
 log(`cached: ${CONTACTS} contacts at ${DOMAINS} domains`);
-queries = 0;
 const cached = new MailDns({ servers });
 const rssBefore = process.memoryUsage().rss;
 const run = await checkAll(addresses, cached);
 const rssAfter = process.memoryUsage().rss;
-await server.close();
+const queries = dns.queries() - baseQueries;
+await dns.close();
 
 const result = {
   contacts: CONTACTS,

@@ -11,7 +11,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
 import { resetConfig } from '../../src/config/app-config.js';
 import { freePort } from '../../src/config/embedded.js';
-import { api, bootApp, createTenant, type TestTenant } from '../helpers/app.js';
+import { api, bootApp, bootAppWithDns, createTenant, type TestTenant } from '../helpers/app.js';
 import { startDnsServer, type DnsServer } from '../helpers/dns-server.js';
 import { verdictReader, type Verification } from '../helpers/verification.js';
 import { waitFor } from '../helpers/wait.js';
@@ -24,6 +24,7 @@ describe('address verification (real DNS over UDP)', () => {
   let db: DataSource;
   let dns: DnsServer;
   let t: TestTenant;
+  let close: () => Promise<void>;
   const run = randomUUID().slice(0, 8);
   const d = (name: string): string => `${name}-${run}.test`;
 
@@ -35,20 +36,9 @@ describe('address verification (real DNS over UDP)', () => {
     dns.add(d('nullmx'), { type: 'MX', exchange: '', priority: 0 });
     for (const provider of ['mailinator.com', 'gmail.com', 'gmial.com', 'xn--bcher-kva.de'])
       dns.add(provider, { type: 'MX', exchange: `mx.${provider}`, priority: 5 });
-    process.env.DNS_SERVERS = dns.address;
-    process.env.IMAP_POLL_SECONDS = '3600';
-    process.env.SEND_TICK_MS = '3600000';
-    resetConfig();
-    app = await bootApp();
-    db = app.get(DataSource);
-    t = await createTenant(app);
+    ({ app, db, t, close } = await bootAppWithDns(dns));
   });
-  afterAll(async () => {
-    await app.close();
-    await dns.close();
-    delete process.env.DNS_SERVERS;
-    resetConfig();
-  });
+  afterAll(() => close());
 
   const create = async (email: string): Promise<number> => {
     const res = await api(app, t.token).post('/contacts').send({ email, first_name: 'Pat' });

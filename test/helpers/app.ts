@@ -13,6 +13,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { resetConfig } from '../../src/config/app-config.js';
 import { queries } from './db.js';
+import type { DnsServer } from './dns-server.js';
 import { createHttpApp } from '../../src/app.factory.js';
 import { runMigrations } from '../../src/database/migrate.js';
 import { recordTraffic } from './openapi-traffic.js';
@@ -32,6 +33,37 @@ export async function bootApp(): Promise<NestExpressApplication> {
   // The run's traffic, for the check against the API document (test/openapi/traffic.e2e-spec.ts).
   if (process.env.OPENAPI_TRAFFIC_FILE) recordTraffic(app.getHttpServer(), process.env.OPENAPI_TRAFFIC_FILE);
   return app;
+}
+
+/** An app of its own pointed at a local DNS server, with a tenant; `close` stops both. */
+export interface DnsApp {
+  app: NestExpressApplication;
+  db: DataSource;
+  t: TestTenant;
+  close(): Promise<void>;
+}
+
+/**
+ * Boots an app whose resolver is `dns` (DNS_SERVERS), with `env` and the send and IMAP loops quiet,
+ * and creates a tenant. `close` closes the app and the DNS server and unsets what it set.
+ */
+export async function bootAppWithDns(dns: DnsServer, env: Record<string, string> = {}): Promise<DnsApp> {
+  const vars = { DNS_SERVERS: dns.address, IMAP_POLL_SECONDS: '3600', SEND_TICK_MS: '3600000', ...env };
+  Object.assign(process.env, vars);
+  resetConfig();
+  const app = await bootApp();
+  const t = await createTenant(app);
+  return {
+    app,
+    db: app.get(DataSource),
+    t,
+    close: async () => {
+      await app.close();
+      await dns.close();
+      for (const name of Object.keys(vars)) delete process.env[name];
+      resetConfig();
+    },
+  };
 }
 
 /** The app `useApp()` booted for this test file (undefined before its `beforeAll`). */

@@ -9,9 +9,8 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { resetConfig } from '../../src/config/app-config.js';
 import { sealSettings } from '../../src/modules/inboxes/inbox-credentials.js';
-import { api, bootApp, createTenant, type TestTenant } from '../helpers/app.js';
+import { api, bootAppWithDns, createTenant, type TestTenant } from '../helpers/app.js';
 import { startDnsServer, type DnsServer } from '../helpers/dns-server.js';
 import { seedCampaign } from '../helpers/seed.js';
 
@@ -32,6 +31,7 @@ describe('sending-domain health (real DNS over UDP)', () => {
   let db: DataSource;
   let dns: DnsServer;
   let t: TestTenant;
+  let close: () => Promise<void>;
   const q = (sql: string, params?: unknown[]): Promise<unknown> => db.query(sql, params);
 
   beforeAll(async () => {
@@ -43,22 +43,9 @@ describe('sending-domain health (real DNS over UDP)', () => {
       data: 'v=spf1 ip4:209.85.128.0/17 ip4:74.125.0.0/16 ~all',
     });
     dns.add('mailgun.org', { type: 'TXT', data: 'v=spf1 ip4:198.61.254.0/23 ~all' });
-    process.env.DNS_SERVERS = dns.address;
-    process.env.DKIM_SELECTORS = 's2026';
-    process.env.IMAP_POLL_SECONDS = '3600';
-    process.env.SEND_TICK_MS = '3600000';
-    resetConfig();
-    app = await bootApp();
-    db = app.get(DataSource);
-    t = await createTenant(app);
+    ({ app, db, t, close } = await bootAppWithDns(dns, { DKIM_SELECTORS: 's2026' }));
   });
-  afterAll(async () => {
-    await app.close();
-    await dns.close();
-    delete process.env.DNS_SERVERS;
-    delete process.env.DKIM_SELECTORS;
-    resetConfig();
-  });
+  afterAll(() => close());
 
   /** An inbox of `t` on `domain`; `google` makes it a Google OAuth inbox. */
   const inboxOn = async (domain: string, google: boolean): Promise<string> => {

@@ -4,8 +4,10 @@
  * answer that found mail hosts, 5 minutes for a negative one, a minute for a failed lookup), one
  * lookup in flight per domain (callers of the same domain wait for it), at most `concurrency`
  * lookups at once, and an overall deadline per lookup after which the answer is `unavailable`
- * (the lookup itself is left to finish and fill the cache). The resolver is the system's, or
- * DNS_SERVERS (§19) so tests point it at a local server.
+ * (a lookup already sent is left to finish and fill the cache; one still waiting for a slot when the
+ * last of its callers' deadlines passes is dropped, never sent: nobody waits for it any more, and
+ * sending it late would only pile work onto a resolver that is already slow). The resolver is the
+ * system's, or DNS_SERVERS (§19) so tests point it at a local server.
  *
  * MX first: a null MX (RFC 7505: one record, exchange `.`) says the domain takes no mail; no MX
  * falls back to the domain's own A/AAAA (RFC 5321 §5.1, the implicit MX); NXDOMAIN is `no_domain`
@@ -54,11 +56,17 @@ export class MailDns {
   private readonly trust: ResolverTrust;
   private readonly opts: typeof DEFAULTS;
   private readonly cache = new Map<string, { answer: MailDomainAnswer; until: number }>();
-  private readonly inFlight = new Map<string, Promise<MailDomainAnswer>>();
+  /** Lookups not answered yet, each with the latest deadline of the callers waiting for it. */
+  private readonly inFlight = new Map<
+    string,
+    { answer: Promise<MailDomainAnswer>; wanted: { until: number } }
+  >();
   private active = 0;
   private readonly waiting: Array<() => void> = [];
   /** Lookups sent to the resolver (one per domain answer not found in the cache), for the bench and tests. */
   lookups = 0;
+  /** Lookups dropped unsent: every caller's deadline passed while they waited for a slot. */
+  dropped = 0;
 
   constructor(options: MailDnsOptions = {}) {
     this.opts = {
@@ -77,11 +85,15 @@ export class MailDns {
     const key = domain.toLowerCase();
     const cached = this.cache.get(key);
     if (cached && cached.until > Date.now()) return cached.answer;
-    let pending = this.inFlight.get(key);
-    if (!pending) {
-      pending = this.resolveAndCache(key).finally(() => this.inFlight.delete(key));
-      this.inFlight.set(key, pending);
+    const until = Date.now() + this.opts.deadlineMs;
+    let flight = this.inFlight.get(key);
+    if (flight) flight.wanted.until = Math.max(flight.wanted.until, until);
+    else {
+      const wanted = { until };
+      flight = { wanted, answer: this.resolveAndCache(key, wanted).finally(() => this.inFlight.delete(key)) };
+      this.inFlight.set(key, flight);
     }
+    const pending = flight.answer;
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<MailDomainAnswer>((resolve) => {
       timer = setTimeout(() => resolve({ kind: 'unavailable' }), this.opts.deadlineMs);
@@ -98,8 +110,13 @@ export class MailDns {
     this.cache.clear();
   }
 
-  private async resolveAndCache(domain: string): Promise<MailDomainAnswer> {
-    await this.slot();
+  /** `wanted.until`: the latest deadline of the lookup's callers, moved on as callers join. */
+  private async resolveAndCache(domain: string, wanted: { until: number }): Promise<MailDomainAnswer> {
+    if (!(await this.slot(wanted))) {
+      // Nothing cached: the next call for the domain asks again.
+      this.dropped++;
+      return { kind: 'unavailable' };
+    }
     let answer: MailDomainAnswer;
     try {
       this.lookups++;
@@ -158,12 +175,19 @@ export class MailDns {
     return { kind: 'unavailable' };
   }
 
-  private async slot(): Promise<void> {
+  /**
+   * A concurrency slot, or false (and no slot) when it came only after `wanted.until`: the lookup's
+   * callers have all had `unavailable` by then, so the slot goes straight to the next in the queue.
+   */
+  private async slot(wanted: { until: number }): Promise<boolean> {
     if (this.active < this.opts.concurrency) {
       this.active++;
-      return;
+      return true;
     }
     await new Promise<void>((resolve) => this.waiting.push(resolve));
+    if (Date.now() < wanted.until) return true;
+    this.release();
+    return false;
   }
 
   private release(): void {
