@@ -32,6 +32,32 @@ export class Draining {
   }
 }
 
+/**
+ * Work of this process that its background passes yield to: an import's chunks (CONTRACT §24, checking
+ * addresses must not slow an import's own rate). While any runs, a pass that could go on at once
+ * (address verification) takes one batch and waits for its next interval instead, leaving the CPU to
+ * the import; the checks catch up at full speed once it ends. One instance per application, as Draining.
+ */
+@Injectable()
+export class ForegroundWork {
+  private running = 0;
+
+  /** True while foreground work runs in this process. */
+  get busy(): boolean {
+    return this.running > 0;
+  }
+
+  /** Runs `work` as foreground work. */
+  async during<T>(work: () => Promise<T>): Promise<T> {
+    this.running += 1;
+    try {
+      return await work();
+    } finally {
+      this.running -= 1;
+    }
+  }
+}
+
 @Global()
-@Module({ providers: [Draining], exports: [Draining] })
+@Module({ providers: [Draining, ForegroundWork], exports: [Draining, ForegroundWork] })
 export class LifecycleModule {}

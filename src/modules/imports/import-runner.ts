@@ -14,7 +14,7 @@ import type { DataSource } from 'typeorm';
 import { notifyOutbox } from '../events/outbox.js';
 import type { ImportStatus } from './entities/import-batch.entity.js';
 import { countImportRows } from '../../common/metrics/metrics.js';
-import { Draining } from '../../common/lifecycle/draining.js';
+import { Draining, ForegroundWork } from '../../common/lifecycle/draining.js';
 import { MAX_CUSTOM_FIELDS } from './import-rows.js';
 import { SuppressionStore } from '../suppressions/suppression-store.js';
 import { isContactCapError } from '../contacts/contact-cap.js';
@@ -71,6 +71,7 @@ export class ImportRunner implements OnApplicationShutdown {
     draining: Draining,
     private readonly suppressions: SuppressionStore,
     private readonly contacts: ContactImportsRepository,
+    private readonly foreground: ForegroundWork,
   ) {
     // Shutting down: stop after the running chunk (its checkpoint commits) instead of running on.
     draining.onBegin(() => {
@@ -83,8 +84,15 @@ export class ImportRunner implements OnApplicationShutdown {
     this.stopping = true;
   }
 
-  /** Starts or resumes an import and runs it to the end (or until the process shuts down). */
-  async run(importId: number, onProgress?: (p: ImportProgress) => void): Promise<RunOutcome> {
+  /**
+   * Starts or resumes an import and runs it to the end (or until the process shuts down), as
+   * foreground work: background address checks yield to it.
+   */
+  run(importId: number, onProgress?: (p: ImportProgress) => void): Promise<RunOutcome> {
+    return this.foreground.during(() => this.runToEnd(importId, onProgress));
+  }
+
+  private async runToEnd(importId: number, onProgress?: (p: ImportProgress) => void): Promise<RunOutcome> {
     const started = await this.start(importId);
     if (started !== 'processing') return started;
     for (;;) {

@@ -4,7 +4,8 @@
  * now, and the re-checks asked for many contacts. Contacts' columns are written through the contacts
  * module's `ContactVerificationRepository`.
  */
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
+import { ForegroundWork } from '../../common/lifecycle/draining.js';
 import { ApiError } from '../../common/http/api-error.js';
 import { logger } from '../../common/logging/logger.js';
 import type { WorkspaceId } from '../../common/tenant/workspace-id.js';
@@ -34,9 +35,15 @@ export class VerificationService {
   constructor(
     private readonly contacts: ContactVerificationRepository,
     private readonly verifier: AddressVerifier,
+    @Optional() private readonly foreground?: ForegroundWork,
   ) {}
 
-  /** One background pass: true when a full batch was claimed (more may be waiting). */
+  /**
+   * One background pass: true when a full batch was claimed (more may be waiting, and the loop runs
+   * again at once), except while an import runs in this process: then the loop waits its interval
+   * between batches (100 checks a second at most, far above §24's 1,000 a minute), so checking does not
+   * take the import's CPU (docs/verification.md, "Measured").
+   */
   async pass(): Promise<boolean> {
     const claimed = await this.contacts.claimDueAcrossWorkspaces(VERIFY_CLAIM_BATCH, CLAIM_LEASE_SECONDS);
     if (claimed.length === 0) return false;
@@ -50,7 +57,7 @@ export class VerificationService {
     };
     await Promise.all(Array.from({ length: Math.min(CHECK_CONCURRENCY, claimed.length) }, worker));
     await this.contacts.saveVerdictsAcrossWorkspaces(writes);
-    return claimed.length >= VERIFY_CLAIM_BATCH;
+    return claimed.length >= VERIFY_CLAIM_BATCH && !this.foreground?.busy;
   }
 
   /**
