@@ -218,7 +218,17 @@ describe('campaign features with the real engine (real SMTP)', () => {
         )[0].n,
       ids.length,
       'all enrollments done',
-    );
+    ).catch(async (err: Error) => {
+      // Which one is left, and what its messages say: a retry after an SMTP failure, a lost claim, a hold.
+      const left = await all(
+        `SELECT e.id, e.status, e.current_step, e.next_step_at, e.stop_reason,
+           (SELECT json_agg(json_build_object('step', m.step_position, 'status', m.status, 'error', m.error))
+              FROM messages m WHERE m.enrollment_id = e.id) AS messages
+         FROM enrollments e WHERE e.campaign_id = $1 AND e.status NOT IN ('completed', 'stopped')`,
+        [c.campaignId],
+      );
+      throw new Error(`${err.message}\nleft: ${JSON.stringify(left)}`);
+    });
     const letter = (id: number, position: number, n: number) => 'ABC'[(id + position) % n];
     const messages = await all<{
       enrollment_id: number;
