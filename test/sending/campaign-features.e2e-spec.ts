@@ -222,7 +222,7 @@ describe('campaign features with the real engine (real SMTP)', () => {
       // Which one is left, and what its messages say: a retry after an SMTP failure, a lost claim, a hold.
       const left = await all(
         `SELECT e.id, e.status, e.current_step, e.next_step_at, e.stop_reason,
-           (SELECT json_agg(json_build_object('step', m.step_position, 'status', m.status, 'error', m.error))
+           (SELECT json_agg(json_build_object('step', m.step_position, 'status', m.status, 'error', m.error, 'smtp_started_at', m.smtp_started_at, 'created_at', m.created_at))
               FROM messages m WHERE m.enrollment_id = e.id) AS messages
          FROM enrollments e WHERE e.campaign_id = $1 AND e.status NOT IN ('completed', 'stopped')`,
         [c.campaignId],
