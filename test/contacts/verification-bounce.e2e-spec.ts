@@ -7,10 +7,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DataSource } from 'typeorm';
-import { resetConfig } from '../../src/config/app-config.js';
+import type { DataSource } from 'typeorm';
 import { BouncedVerdict1800740000000 } from '../../src/database/migrations/1800740000000-BouncedVerdict.js';
-import { api, bootApp, createTenant, FAST_SENDING, type TestTenant } from '../helpers/app.js';
+import { api, bootAppWithDns, FAST_SENDING, type TestTenant } from '../helpers/app.js';
 import { queries } from '../helpers/db.js';
 import { startDnsServer, type DnsServer } from '../helpers/dns-server.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/mail-servers.js';
@@ -26,6 +25,7 @@ describe('a hard bounce outweighs a later check (real engine, SMTP and DNS)', ()
   let dns: DnsServer;
   let sink: SmtpSink;
   let t: TestTenant;
+  let close: () => Promise<void>;
   const run = randomUUID().slice(0, 8);
   const domain = `bounce-${run}.test`;
   const { q, one } = queries(() => db);
@@ -34,18 +34,11 @@ describe('a hard bounce outweighs a later check (real engine, SMTP and DNS)', ()
     dns = await startDnsServer();
     dns.add(domain, { type: 'MX', exchange: `mx.${domain}`, priority: 10 });
     sink = await startSmtpSink({ rejectRecipient: (a) => (a.startsWith('gone@') ? 550 : undefined) });
-    Object.assign(process.env, ENV, { DNS_SERVERS: dns.address });
-    resetConfig();
-    app = await bootApp();
-    db = app.get(DataSource);
-    t = await createTenant(app);
+    ({ app, db, t, close } = await bootAppWithDns(dns, ENV));
   });
   afterAll(async () => {
-    await app.close();
+    await close();
     await sink.close();
-    await dns.close();
-    for (const name of [...Object.keys(ENV), 'DNS_SERVERS']) delete process.env[name];
-    resetConfig();
   });
 
   const { verificationOf, checked } = verdictReader(
