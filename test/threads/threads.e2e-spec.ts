@@ -8,7 +8,8 @@ import { api, createTenant, type TestTenant, useApp, app, db, workspaceKey } fro
 const MALFORMED = ['abc', '0', '-1', '1'.repeat(30)];
 
 describe('threads and messages (read routes)', () => {
-  useApp();
+  // Read routes only: the API role, so no background sweep categorises a seeded reply between two reads.
+  useApp({ env: { APP_ROLE: 'api' } });
   let t: TestTenant;
   let other: TestTenant;
   let n = 0;
